@@ -1,0 +1,105 @@
+/**
+ * HTTP overhead of the runtime over bare h3, on the same two routes, in the same run:
+ *   npm run bench:http                 (10 s per measurement, 50 connections, 2 rounds)
+ *   npm run bench:http -- --quick      (3 s per measurement, 1 round)
+ * Prints one JSON line per measurement and a summary line; the table lives in bench/README.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const quick = process.argv.includes('--quick');
+const duration = quick ? 3 : 10;
+const rounds = quick ? 1 : 2;
+const connections = 50;
+const serverFile = fileURLToPath(new URL('./server.js', import.meta.url));
+const echoBody = JSON.stringify({ name: 'tessera', count: 3, tags: ['a', 'b', 'c'] });
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+}
+
+async function startServer(kind: 'tessera' | 'h3'): Promise<Server> {
+  const child = spawn(process.execPath, [serverFile, kind], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = buffered.match(/\{"port":(\d+)\}/);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`${kind} server exited with ${code}: ${buffered}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.child.on('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+/** The bench times nothing unless both servers give the right answers first. */
+async function check(server: Server, kind: string): Promise<void> {
+  const health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, unknown>;
+  if (health.ok !== true || health.status !== 'ok' || health.storage !== 'lmdb') throw new Error(`${kind} /health answered ${JSON.stringify(health)}`);
+  const echo = (await (await fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: echoBody })).json()) as Record<string, unknown>;
+  if (JSON.stringify(echo) !== JSON.stringify({ ok: true, echo: JSON.parse(echoBody) })) throw new Error(`${kind} /echo answered ${JSON.stringify(echo)}`);
+}
+
+async function load(url: string, route: 'health' | 'echo'): Promise<{ rps: number; p50: number; p99: number; non2xx: number; errors: number }> {
+  const result = await autocannon({
+    url: route === 'health' ? `${url}/health` : `${url}/echo`,
+    connections,
+    duration,
+    method: route === 'health' ? 'GET' : 'POST',
+    headers: route === 'echo' ? { 'content-type': 'application/json' } : undefined,
+    body: route === 'echo' ? echoBody : undefined,
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** A short unmeasured run so both servers are JIT-warm before the timed one. */
+async function warmUp(url: string, route: 'health' | 'echo'): Promise<void> {
+  await autocannon({
+    url: route === 'health' ? `${url}/health` : `${url}/echo`,
+    connections,
+    duration: 1,
+    method: route === 'health' ? 'GET' : 'POST',
+    headers: route === 'echo' ? { 'content-type': 'application/json' } : undefined,
+    body: route === 'echo' ? echoBody : undefined,
+  });
+}
+
+const totals: Record<string, number[]> = {};
+for (let round = 1; round <= rounds; round++) {
+  for (const route of ['health', 'echo'] as const) {
+    // Alternate the order each round so neither side always runs on a warmer machine.
+    const kinds = round % 2 === 1 ? (['h3', 'tessera'] as const) : (['tessera', 'h3'] as const);
+    for (const kind of kinds) {
+      const server = await startServer(kind);
+      try {
+        await check(server, kind);
+        await warmUp(server.url, route);
+        const r = await load(server.url, route);
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${kind} ${route}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        (totals[`${kind}:${route}`] ??= []).push(r.rps);
+        process.stdout.write(`${JSON.stringify({ bench: 'http', round, kind, route, connections, durationS: duration, ...r })}\n`);
+      } finally {
+        await stopServer(server);
+      }
+    }
+  }
+}
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+const summary: Record<string, number> = {};
+for (const route of ['health', 'echo']) {
+  const h3 = mean(totals[`h3:${route}`]!);
+  const tessera = mean(totals[`tessera:${route}`]!);
+  summary[`${route}H3Rps`] = Math.round(h3);
+  summary[`${route}TesseraRps`] = Math.round(tessera);
+  summary[`${route}OverheadPct`] = Math.round((1 - tessera / h3) * 1000) / 10;
+}
+process.stdout.write(`${JSON.stringify({ summary })}\n`);

@@ -1,0 +1,414 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import type { Logger } from 'pino';
+import { createKernelRunner, type KernelRunner } from '../kernels/src/index.js';
+import { TesseraError, isTesseraError } from './errors.js';
+import { EventBus } from './events.js';
+import { healthBody } from './health.js';
+import { HttpListener, ListenerError } from './listener.js';
+import { createLogger } from './logger.js';
+import type { ResolvedManifest } from './manifest.js';
+import { RuntimeMetrics } from './metrics.js';
+import { openApiDocument } from './openapi.js';
+import { directDependencies, loadPlugins, PluginError, type LoadedPlugin } from './plugin-loader.js';
+import type { Authenticator, PluginContext, Provider, RouteDefinition, RouteHandle } from './plugin-types.js';
+import { Store } from './store.js';
+import { TaskRunner } from './tasks.js';
+import { runtimeVersion } from './version.js';
+
+export interface AppOptions {
+  logger?: Logger;
+}
+
+interface PluginRuntime {
+  plugin: LoadedPlugin;
+  container: DependencyContainer;
+  exports: Set<InjectionToken<unknown>>;
+  startHooks: Array<() => void | Promise<void>>;
+  stopHooks: Array<() => void | Promise<void>>;
+  tasks: TaskRunner;
+  started: boolean;
+}
+
+type AppState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+/**
+ * A running Tessera deployment: the manifest's plugins set up in dependency order on one store,
+ * served by the manifest's listeners. `App.create` loads and sets up; `start` runs start hooks and
+ * binds the ports; `stop` drains and tears down in reverse.
+ */
+export class App {
+  readonly manifest: ResolvedManifest;
+  readonly log: Logger;
+  readonly metrics = new RuntimeMetrics();
+  readonly events: EventBus;
+  readonly listeners: HttpListener[];
+  readonly container: DependencyContainer;
+  private store?: Store;
+  private kernelRunner?: KernelRunner;
+  private readonly plugins: PluginRuntime[] = [];
+  private authenticator?: { plugin: string; fn: Authenticator };
+  private state: AppState = 'created';
+  private readonly startedAt = Date.now();
+
+  private constructor(manifest: ResolvedManifest, options: AppOptions) {
+    this.manifest = manifest;
+    this.log = options.logger ?? createLogger();
+    this.events = new EventBus(this.log.child({ component: 'events' }));
+    this.container = rootContainer.createChildContainer();
+    this.listeners = manifest.listeners.map(
+      (config) =>
+        new HttpListener({
+          config,
+          throttle: manifest.limits.throttle,
+          bodyLimit: manifest.limits.bodyBytes,
+          log: this.log.child({ component: 'http' }),
+          metrics: this.metrics,
+          authenticator: () => this.authenticator?.fn,
+        }),
+    );
+  }
+
+  /** Load every plugin and run its setup. Nothing listens yet. */
+  static async create(manifest: ResolvedManifest, options: AppOptions = {}): Promise<App> {
+    const app = new App(manifest, options);
+    try {
+      await app.setup();
+    } catch (err) {
+      await app.teardown();
+      throw err;
+    }
+    return app;
+  }
+
+  get kernels(): KernelRunner {
+    this.kernelRunner ??= createKernelRunner({ threads: this.manifest.kernels.threads });
+    return this.kernelRunner;
+  }
+
+  private async setup(): Promise<void> {
+    for (const listener of this.manifest.listeners) {
+      if (!listener.auth && !isLoopback(listener.host)) {
+        throw new ListenerError(
+          'listener_insecure',
+          `Listener "${listener.name}" binds ${listener.host}, which is reachable from other machines, but auth is off for it. Set "auth": {"provider": "rbac"} in the manifest (and load the rbac plugin), or bind 127.0.0.1.`,
+        );
+      }
+    }
+    const loaded = await loadPlugins(this.manifest);
+    this.store = Store.open(this.manifest.dataDir);
+    this.registerRuntimeMetrics();
+    for (const listener of this.listeners) this.mountRuntimeRoutes(listener);
+
+    const byName = new Map<string, PluginRuntime>();
+    for (const plugin of loaded) {
+      const runtime: PluginRuntime = {
+        plugin,
+        container: this.container.createChildContainer(),
+        exports: new Set(),
+        startHooks: [],
+        stopHooks: [],
+        tasks: new TaskRunner(this.log.child({ plugin: plugin.name })),
+        started: false,
+      };
+      // Encapsulation: a plugin sees the tokens its direct dependencies provide, nothing more.
+      for (const dependency of directDependencies(plugin)) {
+        const dep = byName.get(dependency)!;
+        for (const token of dep.exports) {
+          runtime.container.register(token, { useFactory: () => dep.container.resolve(token) });
+        }
+      }
+      this.plugins.push(runtime);
+      byName.set(plugin.name, runtime);
+      const ctx = this.contextFor(runtime);
+      try {
+        await plugin.definition.setup(ctx as PluginContext<any>);
+      } catch (cause) {
+        // Start-up class errors keep their own code (store_version_unsupported, plugin_route_conflict...).
+        if (isTesseraError(cause) && (cause.status === 500 || cause.plugin === plugin.name)) {
+          cause.plugin ??= plugin.name;
+          throw cause;
+        }
+        throw new PluginError('plugin_setup_failed', plugin.name, `setup() failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+      }
+    }
+
+    if (this.manifest.auth) {
+      const provider = this.manifest.auth.provider;
+      if (!this.authenticator || this.authenticator.plugin !== provider) {
+        throw new TesseraError('auth_provider_missing', 500, `"auth.provider" is "${provider}", but that plugin registered no authenticator (ctx.auth.setAuthenticator).`);
+      }
+    }
+  }
+
+  private contextFor(runtime: PluginRuntime): PluginContext<unknown> {
+    const { plugin } = runtime;
+    const name = plugin.name;
+    const log = this.log.child({ plugin: name });
+    const listeners = this.listeners.filter((l) => l.config.plugins.includes(name));
+    const app = this;
+    const store = this.store!.namespace(name);
+    const mountedRoutes: Array<{ method: RouteDefinition['method']; path: string; permission: string }> = [];
+    return {
+      name,
+      version: plugin.definition.version,
+      config: plugin.options,
+      app: {
+        name: this.manifest.name,
+        dataDir: this.manifest.dataDir,
+        manifestFile: this.manifest.file,
+        // A getter: ports are known once bound (a manifest may say 0).
+        get listeners() {
+          return app.listeners.map((l) => ({ name: l.name, ...l.address, plugins: l.config.plugins }));
+        },
+      },
+      routes: {
+        add(definition): RouteHandle {
+          if (definition.body && definition.accepts) {
+            throw new PluginError('plugin_route_invalid', name, `${definition.method} ${definition.path} declares both "body" (JSON, parsed by the runtime) and "accepts" (raw, read by the handler); choose one.`);
+          }
+          for (const listener of listeners) {
+            const existing = listener.routes.conflict(definition.method, definition.path);
+            if (existing) {
+              throw new PluginError(
+                'plugin_route_conflict',
+                name,
+                `${definition.method} ${definition.path} is already served on listener "${listener.name}" by plugin "${existing.plugin}" (as ${existing.definition.path}).`,
+                { status: 409 },
+              );
+            }
+          }
+          for (const listener of listeners) listener.mount(name, definition as RouteDefinition<any, any>);
+          const entry = { method: definition.method, path: definition.path, permission: definition.permission };
+          mountedRoutes.push(entry);
+          let removed = false;
+          return {
+            method: definition.method,
+            path: definition.path,
+            remove() {
+              if (removed) return;
+              removed = true;
+              for (const listener of listeners) listener.routes.remove(definition.method, definition.path);
+              mountedRoutes.splice(mountedRoutes.indexOf(entry), 1);
+            },
+          };
+        },
+        list: () => [...mountedRoutes],
+      },
+      container: runtime.container,
+      provide<T>(token: InjectionToken<T>, provider: Provider<T>): void {
+        if ('useValue' in provider) runtime.container.register(token, { useValue: provider.useValue });
+        else if ('useFactory' in provider) runtime.container.register(token, { useFactory: provider.useFactory });
+        else runtime.container.registerSingleton(token, provider.useClass);
+        runtime.exports.add(token as InjectionToken<unknown>);
+      },
+      store,
+      get kernels(): KernelRunner {
+        return app.kernels;
+      },
+      log,
+      metrics: this.metrics,
+      events: this.events,
+      tasks: runtime.tasks,
+      auth: {
+        setAuthenticator: (fn: Authenticator) => {
+          if (this.authenticator && this.authenticator.plugin !== name) {
+            throw new PluginError('plugin_setup_failed', name, `Plugin "${this.authenticator.plugin}" already registered the authenticator.`);
+          }
+          this.authenticator = { plugin: name, fn };
+        },
+      },
+      onStart: (hook) => {
+        runtime.startHooks.push(hook);
+      },
+      onStop: (hook) => {
+        runtime.stopHooks.push(hook);
+      },
+    };
+  }
+
+  private mountRuntimeRoutes(listener: HttpListener): void {
+    listener.mount('runtime', {
+      method: 'GET',
+      path: '/health',
+      permission: 'public',
+      throttle: 'light',
+      summary: 'Liveness and resource usage',
+      tags: ['runtime'],
+      handler: () => healthBody(this.startedAt),
+    });
+    const metricsPath = listener.config.metricsPath;
+    if (metricsPath !== false) {
+      listener.mount('runtime', {
+        method: 'GET',
+        path: metricsPath,
+        permission: 'public',
+        throttle: 'light',
+        summary: 'Prometheus metrics',
+        tags: ['runtime'],
+        produces: 'text/plain; version=0.0.4',
+        handler: async () =>
+          new Response(await this.metrics.registry.metrics(), {
+            headers: { 'content-type': this.metrics.registry.contentType },
+          }),
+      });
+    }
+    listener.mount('runtime', {
+      method: 'GET',
+      path: '/openapi.json',
+      permission: 'public',
+      throttle: 'light',
+      summary: 'OpenAPI 3.1 description of this listener',
+      tags: ['runtime'],
+      handler: () =>
+        new Response(
+          JSON.stringify(
+            openApiDocument({
+              title: `${this.manifest.name} (${listener.name})`,
+              version: runtimeVersion,
+              routes: listener.routes.list(),
+              authOn: listener.config.auth,
+            }),
+          ),
+          { headers: { 'content-type': 'application/json' } },
+        ),
+    });
+  }
+
+  private registerRuntimeMetrics(): void {
+    const listeners = this.listeners;
+    const store = this.store!;
+    this.metrics.gauge({
+      name: 'tessera_throttle_active',
+      help: 'Requests holding a throttle slot, by listener and tier.',
+      labelNames: ['listener', 'tier'],
+      collect() {
+        for (const listener of listeners) {
+          for (const tier of ['light', 'standard', 'heavy'] as const) this.set({ listener: listener.name, tier }, listener.throttle.stats(tier).active);
+        }
+      },
+    });
+    this.metrics.gauge({
+      name: 'tessera_throttle_queue_depth',
+      help: 'Requests waiting for a throttle slot, by listener and tier.',
+      labelNames: ['listener', 'tier'],
+      collect() {
+        for (const listener of listeners) {
+          for (const tier of ['light', 'standard', 'heavy'] as const) this.set({ listener: listener.name, tier }, listener.throttle.stats(tier).queued);
+        }
+      },
+    });
+    this.metrics.gauge({
+      name: 'tessera_store_size_bytes',
+      help: 'Size of the LMDB data file.',
+      collect() {
+        this.set(store.sizeBytes());
+      },
+    });
+  }
+
+  /** Run start hooks in dependency order, then bind every listener. */
+  async start(): Promise<void> {
+    if (this.state !== 'created') throw new Error(`Cannot start an app that is ${this.state}`);
+    this.state = 'starting';
+    try {
+      for (const runtime of this.plugins) {
+        runtime.started = true;
+        for (const hook of runtime.startHooks) {
+          try {
+            await hook();
+          } catch (cause) {
+            throw new PluginError('plugin_start_failed', runtime.plugin.name, `onStart hook failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+          }
+        }
+      }
+      for (const listener of this.listeners) await listener.listen();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.state = 'running';
+    for (const listener of this.listeners) {
+      const { url } = listener.address;
+      this.log.info({ listener: listener.name, url, plugins: listener.config.plugins }, 'listening');
+    }
+  }
+
+  /**
+   * Stop accepting, drain in-flight requests (bounded by limits.shutdownTimeoutMs), stop each
+   * plugin's tasks and run its stop hooks in reverse dependency order, then close the store.
+   */
+  async stop(): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.state = 'stopping';
+    const results = await Promise.all(this.listeners.map((l) => l.close(this.manifest.limits.shutdownTimeoutMs)));
+    if (results.some((r) => !r.drained)) this.log.warn({ timeoutMs: this.manifest.limits.shutdownTimeoutMs }, 'shutdown timeout: open requests were cut');
+    await this.teardown();
+    this.state = 'stopped';
+  }
+
+  private async teardown(): Promise<void> {
+    const limit = this.manifest.limits.shutdownTimeoutMs;
+    for (const runtime of [...this.plugins].reverse()) {
+      const name = runtime.plugin.name;
+      // Each plugin gets the shutdown timeout for its tasks and hooks; a stuck one is logged and
+      // left behind so the rest of the deployment still stops and the store still closes.
+      const finished = await withTimeout(limit, async () => {
+        await runtime.tasks.stopAll();
+        if (!runtime.started) return;
+        for (const hook of [...runtime.stopHooks].reverse()) {
+          try {
+            await hook();
+          } catch (err) {
+            this.log.error({ err, plugin: name }, 'onStop hook failed');
+          }
+        }
+      });
+      if (!finished) this.log.error({ plugin: name, timeoutMs: limit }, 'plugin did not stop in time');
+    }
+    if (this.kernelRunner) {
+      await this.kernelRunner.close();
+      this.kernelRunner = undefined;
+    }
+    if (this.store) {
+      await this.store.close();
+      this.store = undefined;
+    }
+    this.container.dispose?.();
+  }
+
+  /** Where each listener is bound: useful with port 0. */
+  addresses(): Record<string, { host: string; port: number; url: string }> {
+    return Object.fromEntries(this.listeners.map((l) => [l.name, l.address]));
+  }
+
+  url(listener: string): string {
+    const found = this.listeners.find((l) => l.name === listener);
+    if (!found) throw new Error(`No listener named "${listener}"`);
+    return found.address.url;
+  }
+}
+
+/** Set up and start in one call. */
+export async function startApp(manifest: ResolvedManifest, options: AppOptions = {}): Promise<App> {
+  const app = await App.create(manifest, options);
+  await app.start();
+  return app;
+}
+
+async function withTimeout(ms: number, fn: () => Promise<void>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([fn().then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

@@ -1,0 +1,51 @@
+/**
+ * The runtime's error codes in one table. docs/errors.md is generated from this list and from each
+ * plugin's `errorCodes`, so a code cannot exist without its documentation line.
+ */
+export interface ErrorCodeDoc {
+  code: string;
+  status: number;
+  when: string;
+}
+
+export const httpErrorCodes: ErrorCodeDoc[] = [
+  { code: 'invalid_request', status: 400, when: 'The request line itself is malformed (for example a bad percent-encoding in the path).' },
+  { code: 'invalid_json', status: 400, when: 'The request body is not valid JSON (or an NDJSON line is not).' },
+  { code: 'validation_failed', status: 400, when: 'The body, query or parameters do not match the route schema; `details.issues` lists each bad field path with what was expected.' },
+  { code: 'missing_api_key', status: 401, when: 'The route needs a credential and none was sent (`x-api-key` or `Authorization: Bearer`).' },
+  { code: 'invalid_api_key', status: 401, when: 'The credential is unknown, expired or revoked (the answer does not say which).' },
+  { code: 'permission_denied', status: 403, when: 'The credential lacks the permission the route declares; `details.permission` names it.' },
+  { code: 'route_not_found', status: 404, when: 'No route on this listener matches the path.' },
+  { code: 'method_not_allowed', status: 405, when: 'The path exists with other methods; the `Allow` header lists them.' },
+  { code: 'body_too_large', status: 413, when: 'The body exceeds the route or listener limit; detected from `Content-Length` or while streaming, before the body is read whole.' },
+  { code: 'unsupported_media_type', status: 415, when: 'The `Content-Type` is not one the route accepts; `details.accepted` lists them.' },
+  { code: 'throttled', status: 429, when: 'The route\'s throttle tier has no free slot and a full queue; retry after `Retry-After` seconds.' },
+  { code: 'client_closed_request', status: 499, when: 'Logged only: the client left while its request waited for a throttle slot, so the work was skipped (nginx\'s 499).' },
+  { code: 'internal_error', status: 500, when: 'An unexpected failure; `details.requestId` matches the logged stack trace. No stack reaches the client.' },
+  { code: 'shutting_down', status: 503, when: 'The process is draining after SIGTERM/SIGINT and accepts no new work.' },
+];
+
+export const startupErrorCodes: ErrorCodeDoc[] = [
+  { code: 'manifest_not_found', status: 0, when: 'The manifest file does not exist or cannot be read.' },
+  { code: 'manifest_parse_error', status: 0, when: 'The manifest is not valid JSON; the message gives line and column.' },
+  { code: 'manifest_invalid', status: 0, when: 'The manifest does not match its schema (unknown key, wrong type, duplicate key, a listener naming an unknown plugin); the message names the file, the JSON path and what was expected.' },
+  { code: 'plugin_module_not_found', status: 0, when: 'A plugin\'s module (built-in name, path or package) cannot be found.' },
+  { code: 'plugin_invalid', status: 0, when: 'A plugin module does not default-export a `definePlugin()` object with `name`, `version` and `setup`.' },
+  { code: 'plugin_name_mismatch', status: 0, when: 'The manifest key differs from the `name` the plugin module declares.' },
+  { code: 'plugin_duplicate', status: 0, when: 'The manifest\'s `plugins` object names one plugin twice (JSON would silently keep the last).' },
+  { code: 'plugin_dependency_missing', status: 0, when: 'A plugin `dependsOn` a plugin the manifest does not load.' },
+  { code: 'plugin_dependency_version', status: 0, when: 'A dependency is loaded but its version does not satisfy the declared range.' },
+  { code: 'plugin_dependency_cycle', status: 0, when: 'Plugins depend on each other in a cycle; the message lists it.' },
+  { code: 'plugin_options_invalid', status: 0, when: 'A plugin\'s `options` fail its schema; `details.issues` gives each option path.' },
+  { code: 'plugin_setup_failed', status: 0, when: 'A plugin\'s `setup` threw; the cause is attached.' },
+  { code: 'plugin_start_failed', status: 0, when: 'A plugin\'s `onStart` hook threw; plugins already started are stopped again.' },
+  { code: 'plugin_route_conflict', status: 0, when: 'Two routes would answer the same method and path on one listener (patterns differing only in parameter names count as the same). Raised while serving, for a route added at run time, it is a 409.' },
+  { code: 'plugin_route_invalid', status: 0, when: 'A route declares both `body` (JSON parsed by the runtime) and `accepts` (raw body read by the handler).' },
+  { code: 'auth_provider_missing', status: 0, when: '`auth.provider` names a plugin that is not loaded or registered no authenticator.' },
+  { code: 'listener_insecure', status: 0, when: 'A listener binds a non-loopback host while auth is off for it.' },
+  { code: 'listener_port_in_use', status: 0, when: 'The listener\'s port is taken; Tessera exits 1 instead of moving to another port.' },
+  { code: 'listener_failed', status: 0, when: 'The listener could not bind for another reason (permission, bad address).' },
+  { code: 'store_version_unsupported', status: 0, when: 'The data directory was written by a newer Tessera whose store format this build cannot read.' },
+  { code: 'store_invalid_name', status: 0, when: 'A plugin asked for a database name with characters other than letters, digits, ".", "_" and "-".' },
+  { code: 'store_open_failed', status: 0, when: 'The LMDB environment could not be opened (permissions, disk, lock).' },
+];

@@ -1,0 +1,356 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { H3, HTTPError, getRequestIP, type H3Event } from 'h3';
+import { toNodeHandler } from 'h3/node';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { isJsonMediaType, limitedBody, mediaType, parseJson, readBodyText, UnsupportedMediaTypeError } from './body.js';
+import { TesseraError, isTesseraError } from './errors.js';
+import type { ResolvedListener } from './manifest.js';
+import type { ThrottleTier, ThrottleTierConfig } from './manifest-schema.js';
+import type { RuntimeMetrics } from './metrics.js';
+import type { Authenticator, Principal, RouteDefinition, RouteRequest } from './plugin-types.js';
+import { Reply, withOk } from './reply.js';
+import { RouteTable } from './route-table.js';
+import { Throttle } from './throttle.js';
+import { validate } from './validation.js';
+
+/** A route as one listener serves it. */
+export interface MountedRoute {
+  plugin: string;
+  definition: RouteDefinition<any, any>;
+  tier: ThrottleTier;
+  bodyLimit: number;
+}
+
+export class ListenerError extends TesseraError {
+  constructor(code: string, message: string, cause?: unknown) {
+    super(code, 500, message, { cause });
+    this.name = 'ListenerError';
+  }
+}
+
+class ShuttingDownError extends TesseraError {
+  constructor() {
+    super('shutting_down', 503, 'The server is shutting down and accepts no new requests.', { headers: { connection: 'close' } });
+  }
+}
+
+export interface ListenerDeps {
+  config: ResolvedListener;
+  throttle: Record<ThrottleTier, ThrottleTierConfig>;
+  bodyLimit: number;
+  log: Logger;
+  metrics: RuntimeMetrics;
+  /** Looked up per request, so the auth provider can register during setup. */
+  authenticator: () => Authenticator | undefined;
+}
+
+const requestIdPattern = /^[\w.:@/+=-]{1,128}$/;
+
+/**
+ * One port. It serves the routes of its own plugins only, runs every request through the same
+ * pipeline (request id, drain check, route lookup, auth, throttle, body, handler, error shape,
+ * metrics, one log line), and drains in-flight requests on shutdown.
+ */
+export class HttpListener {
+  readonly name: string;
+  readonly config: ResolvedListener;
+  readonly routes = new RouteTable<MountedRoute>();
+  readonly throttle: Throttle;
+  private readonly deps: ListenerDeps;
+  private server?: Server;
+  private draining = false;
+  private readonly drain = new AbortController();
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(deps: ListenerDeps) {
+    this.deps = deps;
+    this.config = deps.config;
+    this.name = deps.config.name;
+    this.throttle = new Throttle(deps.throttle);
+  }
+
+  mount(plugin: string, definition: RouteDefinition<any, any>): MountedRoute {
+    const mounted: MountedRoute = {
+      plugin,
+      definition,
+      tier: definition.throttle ?? 'standard',
+      bodyLimit: definition.bodyLimit ?? this.deps.bodyLimit,
+    };
+    this.routes.add(definition.method, definition.path, mounted);
+    return mounted;
+  }
+
+  get address(): { host: string; port: number; url: string } {
+    const info = this.server?.address() as AddressInfo | null | undefined;
+    const port = info?.port ?? this.config.port;
+    const host = this.config.host;
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    return { host, port, url: `http://${urlHost}:${port}` };
+  }
+
+  get activeRequests(): number {
+    return this.inFlight;
+  }
+
+  async listen(): Promise<void> {
+    const app = new H3({
+      // Malformed percent-encoding reaches our pipeline (request id, log, metrics) and is answered
+      // there; params are decoded defensively.
+      allowMalformedURL: true,
+      // Only reached by failures outside our pipeline; same body shape.
+      onError: (error, event) => this.errorBody(event, error, event.res.headers.get('x-request-id') ?? randomUUID()),
+    });
+    app.use((event) => this.handle(event));
+    const server = createServer(toNodeHandler(app));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException): void => {
+        server.off('listening', onListening);
+        const where = `${this.config.host}:${this.config.port}`;
+        if (err.code === 'EADDRINUSE') {
+          reject(new ListenerError('listener_port_in_use', `Listener "${this.name}" cannot bind ${where}: the port is already in use. Stop the other process or change "port" in the manifest.`, err));
+        } else {
+          reject(new ListenerError('listener_failed', `Listener "${this.name}" cannot bind ${where}: ${err.message}`, err));
+        }
+      };
+      const onListening = (): void => {
+        server.off('error', onError);
+        resolve();
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      server.listen(this.config.port, this.config.host);
+    });
+  }
+
+  /**
+   * Stop accepting, answer 503 to requests that still arrive on open connections, wait for the
+   * in-flight ones up to `timeoutMs`, then cut whatever is left.
+   */
+  async close(timeoutMs: number): Promise<{ drained: boolean }> {
+    this.draining = true;
+    this.drain.abort();
+    const server = this.server;
+    if (!server) return { drained: true };
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let drained = true;
+    if (this.inFlight > 0) {
+      drained = await Promise.race([
+        new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true))),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+      ]);
+    }
+    server.closeAllConnections();
+    await closed;
+    return { drained };
+  }
+
+  private async handle(event: H3Event): Promise<unknown> {
+    const started = performance.now();
+    const req = event.req;
+    const sent = req.headers.get('x-request-id');
+    const requestId = sent !== null && requestIdPattern.test(sent) ? sent : randomUUID();
+    event.res.headers.set('x-request-id', requestId);
+    const method = req.method;
+    let routeLabel = '(unmatched)';
+    let plugin: string | undefined;
+    let body: unknown;
+    // A request counts as in flight until its response is flushed (the socket may still be writing
+    // after the handler returns), so the drain on shutdown never cuts a response half-written.
+    this.inFlight++;
+    const nodeResponse = (req as { runtime?: { node?: { res?: ServerResponse } } }).runtime?.node?.res;
+    if (nodeResponse) nodeResponse.once('close', () => this.finished());
+    try {
+      if (this.draining) throw new ShuttingDownError();
+      const path = event.url.pathname;
+      const lookup = this.routes.lookup(method, path);
+      if (lookup.kind === 'not_found') {
+        throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
+      }
+      if (lookup.kind === 'method_not_allowed') {
+        throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${lookup.allow.join(', ')}.`, {
+          details: { allow: lookup.allow },
+          headers: { allow: lookup.allow.join(', ') },
+        });
+      }
+      const { route, params } = lookup.match;
+      routeLabel = route.definition.path;
+      plugin = route.plugin;
+      body = await this.run(event, route, params, requestId);
+    } catch (err) {
+      body = this.errorBody(event, err, requestId, { route: routeLabel, plugin });
+    } finally {
+      if (!nodeResponse) this.finished();
+    }
+    const status = body instanceof Response ? body.status : event.res.status ?? 200;
+    const ms = performance.now() - started;
+    this.deps.metrics.observeRequest(this.name, method, routeLabel, status, ms / 1000);
+    this.deps.log.info({ reqId: requestId, listener: this.name, method, route: routeLabel, status, ms: Math.round(ms * 100) / 100 }, 'request');
+    return body;
+  }
+
+  private finished(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.idleWaiters.length > 0) {
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  private async run(event: H3Event, route: MountedRoute, rawParams: Record<string, string>, requestId: string): Promise<unknown> {
+    const def = route.definition;
+    let principal: Principal | undefined;
+    if (this.config.auth && def.permission !== 'public') {
+      const authenticate = this.deps.authenticator();
+      if (!authenticate) throw new Error(`Listener "${this.name}" has auth on but no authenticator is registered`);
+      principal = await authenticate({
+        headers: event.req.headers,
+        method: event.req.method,
+        path: event.url.pathname,
+        permission: def.permission,
+        listener: this.name,
+        ip: getRequestIP(event),
+        requestId,
+      });
+    }
+
+    const pending = this.throttle.acquire(route.tier);
+    if (pending) {
+      await pending;
+      // A request that waited in the queue may have lost its client meanwhile: don't do its work.
+      if (event.req.signal.aborted) {
+        this.throttle.release(route.tier);
+        throw new TesseraError('client_closed_request', 499, 'The client closed the connection while the request was queued.');
+      }
+    }
+    try {
+      const request = await this.buildRequest(event, route, rawParams, requestId, principal);
+      const result = await def.handler(request as RouteRequest<any, any>);
+      return this.successBody(event, result);
+    } finally {
+      this.throttle.release(route.tier);
+    }
+  }
+
+  private async buildRequest(
+    event: H3Event,
+    route: MountedRoute,
+    rawParams: Record<string, string>,
+    requestId: string,
+    principal: Principal | undefined,
+  ): Promise<RouteRequest<unknown, unknown>> {
+    const def = route.definition;
+    const headers = event.req.headers;
+    const params: Record<string, string> = {};
+    for (const [key, value] of Object.entries(rawParams)) params[key] = safeDecode(value);
+
+    const queryRaw = Object.fromEntries(event.url.searchParams);
+    const query = def.query ? validate(def.query as z.ZodType, queryRaw, 'query string', 'query') : queryRaw;
+
+    const hasBody = headers.get('content-length') !== null ? headers.get('content-length') !== '0' : headers.has('transfer-encoding');
+    const type = mediaType(headers);
+    if (hasBody && def.accepts && !def.body && !def.accepts.includes(type)) {
+      throw new UnsupportedMediaTypeError(type, def.accepts);
+    }
+    let body: unknown;
+    // With a `body` schema the runtime has read the body; text()/stream() then give back that text.
+    let rawText: string | undefined;
+    if (def.body) {
+      rawText = '';
+      if (hasBody) {
+        if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
+        rawText = await readBodyText(event, route.bodyLimit);
+        body = rawText.length === 0 ? undefined : parseJson(rawText);
+      }
+      body = validate(def.body as z.ZodType, body, 'request body', 'body');
+    }
+
+    let consumed = false;
+    const take = (): void => {
+      if (consumed) throw new Error('The request body can be read only once');
+      consumed = true;
+    };
+    const limit = route.bodyLimit;
+    const baseLog = this.deps.log;
+    let log: Logger | undefined;
+    return {
+      event,
+      method: event.req.method,
+      path: event.url.pathname,
+      url: event.url,
+      headers,
+      params,
+      query,
+      body,
+      requestId,
+      listener: this.name,
+      principal,
+      // A child logger costs a few microseconds; most handlers never log, so make it on first use.
+      get log(): Logger {
+        log ??= baseLog.child({ reqId: requestId, plugin: route.plugin });
+        return log;
+      },
+      // srvx builds the AbortSignal on first access; most handlers never look.
+      get signal(): AbortSignal {
+        return event.req.signal;
+      },
+      shutdownSignal: this.drain.signal,
+      stream: () => {
+        take();
+        if (rawText !== undefined) return (async function* () { yield Buffer.from(rawText); })();
+        return limitedBody(event, limit);
+      },
+      text: () => {
+        take();
+        if (rawText !== undefined) return Promise.resolve(rawText);
+        return readBodyText(event, limit);
+      },
+    };
+  }
+
+  private successBody(event: H3Event, result: unknown): unknown {
+    if (result instanceof Response) return result;
+    if (result instanceof Reply) {
+      event.res.status = result.status;
+      for (const [name, value] of Object.entries(result.headers)) event.res.headers.set(name, value);
+      return result.status === 204 ? null : withOk(result.body);
+    }
+    return withOk(result);
+  }
+
+  private errorBody(event: H3Event, err: unknown, requestId: string, where: { route?: string; plugin?: string } = {}): unknown {
+    // Deliberate errors keep their code (404, 429, 502, 503...); a 500 means something broke.
+    if (isTesseraError(err) && err.status !== 500) {
+      event.res.status = err.status;
+      if (err.headers) for (const [name, value] of Object.entries(err.headers)) event.res.headers.set(name, value);
+      return { ok: false, error: err.toJSON() };
+    }
+    if (err instanceof HTTPError && err.status < 500) {
+      // h3's own refusals (malformed URL) keep their status in our body shape.
+      event.res.status = err.status;
+      return { ok: false, error: { code: 'invalid_request', message: err.message } };
+    }
+    this.deps.log.error({ err, reqId: requestId, listener: this.name, method: event.req.method, ...where }, 'unhandled error');
+    event.res.status = 500;
+    return {
+      ok: false,
+      error: {
+        code: 'internal_error',
+        message: `Internal error. Quote request id ${requestId} when reporting it.`,
+        details: { requestId },
+      },
+    };
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+/**
+ * The manifest's schema. It validates manifests at load time and is emitted as
+ * docs/manifest.schema.json, so editors can check a manifest before Tessera ever reads it.
+ */
+
+const tierSchema = z
+  .object({
+    concurrency: z.number().int().min(1).describe('Requests of this tier served at once.'),
+    queue: z.number().int().min(0).describe('Requests allowed to wait for a slot; beyond it the answer is 429.'),
+  })
+  .strict();
+
+export const defaultThrottle = {
+  light: { concurrency: 256, queue: 1024 },
+  standard: { concurrency: 32, queue: 256 },
+  heavy: { concurrency: 4, queue: 32 },
+} as const;
+
+export const defaultLimits = {
+  bodyBytes: 1_048_576,
+  shutdownTimeoutMs: 10_000,
+} as const;
+
+const throttleSchema = z
+  .object({
+    light: tierSchema.optional(),
+    standard: tierSchema.optional(),
+    heavy: tierSchema.optional(),
+  })
+  .strict();
+
+export const listenerSchema = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'lowercase letters, digits, "-" and "_", starting with a letter'),
+    host: z.string().min(1).optional().describe('Address to bind; default 127.0.0.1.'),
+    port: z.number().int().min(0).max(65535).describe('TCP port; 0 picks a free one (tests).'),
+    plugins: z.array(z.string().min(1)).describe('Plugins whose routes this listener serves.'),
+    metricsPath: z
+      .union([z.string().regex(/^\//, 'a path starting with "/"'), z.literal(false)])
+      .optional()
+      .describe('Where Prometheus metrics are served; default "/metrics"; false turns it off.'),
+    auth: z.boolean().optional().describe('Enforce route permissions here; default true when `auth.provider` is set.'),
+  })
+  .strict();
+
+export const pluginEntrySchema = z
+  .object({
+    module: z.string().min(1).optional().describe('A path relative to the manifest, or an npm package name. Absent: a built-in plugin.'),
+    options: z.record(z.string(), z.unknown()).optional().describe("Validated by the plugin's own options schema."),
+  })
+  .strict();
+
+export const manifestSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name: z.string().min(1),
+    dataDir: z.string().min(1).optional().describe('LMDB directory, relative to the manifest file; default "../data". `--data-dir` overrides.'),
+    listeners: z.array(listenerSchema).min(1),
+    plugins: z.record(z.string().regex(/^[a-z@][a-z0-9@/._-]*$/, 'a plugin name'), pluginEntrySchema).default({}),
+    kernels: z
+      .object({
+        threads: z.number().int().min(0).max(64).optional().describe('Kernel worker threads; default min(2, CPU count); 0 runs every kernel call inline.'),
+      })
+      .strict()
+      .optional(),
+    limits: z
+      .object({
+        bodyBytes: z.number().int().min(1).optional().describe(`Largest request body in bytes; default ${defaultLimits.bodyBytes}.`),
+        shutdownTimeoutMs: z.number().int().min(0).optional().describe(`How long shutdown waits for in-flight requests; default ${defaultLimits.shutdownTimeoutMs}.`),
+        throttle: throttleSchema.optional(),
+      })
+      .strict()
+      .optional(),
+    auth: z
+      .object({
+        provider: z.string().min(1).describe('The plugin that authenticates requests, e.g. "rbac".'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type ManifestInput = z.input<typeof manifestSchema>;
+export type ManifestData = z.output<typeof manifestSchema>;
+export type ListenerConfig = z.output<typeof listenerSchema>;
+export type ThrottleTierConfig = z.output<typeof tierSchema>;
+export type ThrottleTier = keyof typeof defaultThrottle;

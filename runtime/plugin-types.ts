@@ -1,0 +1,180 @@
+import type { H3Event } from 'h3';
+import type { Logger } from 'pino';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { z } from 'zod';
+import type { EventBus } from './events.js';
+import type { PluginMetrics } from './metrics.js';
+import type { ThrottleTier } from './manifest-schema.js';
+import type { StoreNamespace } from './store.js';
+import type { TaskRunner } from './tasks.js';
+import type { KernelRunner } from '../kernels/src/index.js';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+/**
+ * What a route requires of its caller. `public`: nothing, even where auth is on. `authenticated`:
+ * any valid credential. Anything else is a permission name the auth provider must grant.
+ */
+export type RoutePermission = 'public' | 'authenticated' | (string & {});
+
+/** Who is calling, as established by the auth provider. */
+export interface Principal {
+  /** Stable id of the user or key. */
+  id: string;
+  kind: 'user' | 'key' | 'anonymous';
+  tenant?: string;
+  permissions: readonly string[];
+  [extra: string]: unknown;
+}
+
+export interface AuthRequest {
+  headers: Headers;
+  method: string;
+  path: string;
+  /** The permission the matched route declares (never `public`: those skip auth). */
+  permission: RoutePermission;
+  listener: string;
+  /** The peer address (the socket's, not a forwarded header), for per-address limits. */
+  ip: string | undefined;
+  requestId: string;
+}
+
+/**
+ * Supplied by the auth provider plugin (rbac). Returns the principal, or throws a TesseraError:
+ * 401 `missing_api_key` / `invalid_api_key`, 403 `permission_denied` / `tenant_mismatch`.
+ */
+export type Authenticator = (request: AuthRequest) => Principal | Promise<Principal>;
+
+export interface RouteRequest<Body = unknown, Query = Record<string, string>> {
+  event: H3Event;
+  method: string;
+  /** The path as requested, without the query string. */
+  path: string;
+  url: URL;
+  headers: Headers;
+  params: Record<string, string>;
+  query: Query;
+  /** The validated JSON body, when the route declares a `body` schema. */
+  body: Body;
+  requestId: string;
+  listener: string;
+  principal?: Principal;
+  log: Logger;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /**
+   * Aborted when the listener starts draining for shutdown. Ordinary requests should just finish;
+   * endless ones (event streams, long polls) should end, or shutdown waits for its timeout.
+   */
+  shutdownSignal: AbortSignal;
+  /**
+   * The raw body as a stream of chunks with backpressure, for routes that declare `accepts`.
+   * Throws 413 `body_too_large` as soon as the running total passes the limit.
+   */
+  stream(): AsyncIterable<Uint8Array>;
+  /** The raw body, whole and decoded as UTF-8 (bounded by the same limit). */
+  text(): Promise<string>;
+}
+
+export interface RouteDefinition<BodySchema extends z.ZodType | undefined = undefined, QuerySchema extends z.ZodType | undefined = undefined> {
+  method: HttpMethod;
+  /** rou3 syntax: `/v1/indexes/:name`, `/files/**`. */
+  path: string;
+  permission: RoutePermission;
+  /** Concurrency tier; default `standard`. */
+  throttle?: ThrottleTier;
+  /** JSON body schema: requires `application/json`, answers 400 `invalid_json` / `validation_failed`. */
+  body?: BodySchema;
+  /** Query-string schema (values arrive as strings: use `z.coerce`). */
+  query?: QuerySchema;
+  /** Content types the route reads itself through `stream()` / `text()` (e.g. `application/x-ndjson`). */
+  accepts?: string[];
+  /** Largest body in bytes; default the manifest's `limits.bodyBytes`. */
+  bodyLimit?: number;
+  /** For the OpenAPI document. */
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  /** Schema of the success body, for the OpenAPI document. */
+  response?: z.ZodType;
+  /** Success status for the OpenAPI document when it is not 200 (e.g. 201 for `reply(201, ...)`). */
+  successStatus?: number;
+  /** Content type of the success body when it is not JSON (e.g. `text/event-stream`). */
+  produces?: string;
+  handler: (
+    request: RouteRequest<
+      BodySchema extends z.ZodType ? z.output<BodySchema> : undefined,
+      QuerySchema extends z.ZodType ? z.output<QuerySchema> : Record<string, string>
+    >,
+  ) => unknown | Promise<unknown>;
+}
+
+export interface RouteHandle {
+  readonly method: HttpMethod;
+  readonly path: string;
+  /** Unmount the route from every listener that serves it. */
+  remove(): void;
+}
+
+export interface RouteRegistry {
+  add<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(route: RouteDefinition<B, Q>): RouteHandle;
+  list(): ReadonlyArray<{ method: HttpMethod; path: string; permission: RoutePermission }>;
+}
+
+export type Provider<T> =
+  | { useValue: T }
+  | { useFactory: (container: DependencyContainer) => T }
+  | { useClass: new (...args: any[]) => T };
+
+export interface AppInfo {
+  name: string;
+  dataDir: string;
+  manifestFile: string;
+  /** Each listener with its bound port (the manifest may say 0) and URL. */
+  readonly listeners: ReadonlyArray<{ name: string; host: string; port: number; url: string; plugins: readonly string[] }>;
+}
+
+export interface PluginContext<Options = Record<string, never>> {
+  name: string;
+  version: string;
+  /** This plugin's options from the manifest, validated against its schema, defaults applied. */
+  config: Options;
+  app: AppInfo;
+  routes: RouteRegistry;
+  /**
+   * This plugin's own DI container. It can resolve its own registrations and the tokens its
+   * declared dependencies `provide`d, nothing else.
+   */
+  container: DependencyContainer;
+  /** Register `token` in this plugin's container and make it resolvable by plugins that depend on this one. */
+  provide<T>(token: InjectionToken<T>, provider: Provider<T>): void;
+  store: StoreNamespace;
+  /** The shared WASM kernel runner, created on first use. */
+  readonly kernels: KernelRunner;
+  log: Logger;
+  metrics: PluginMetrics;
+  events: EventBus;
+  /** Background work that must stop cleanly on shutdown. */
+  tasks: TaskRunner;
+  auth: {
+    /** Make this plugin the authenticator for every listener with auth on (manifest `auth.provider`). */
+    setAuthenticator(authenticator: Authenticator): void;
+  };
+  onStart(hook: () => void | Promise<void>): void;
+  onStop(hook: () => void | Promise<void>): void;
+}
+
+/** A plugin's dependency: `"graph"` (any version) or `{ name: "graph", version: "^1.2.0" }`. */
+export type PluginDependency = string | { name: string; version: string };
+
+export interface PluginDefinition<OptionsSchema extends z.ZodType | undefined = z.ZodType | undefined> {
+  name: string;
+  /** Semver of the plugin; checked against dependents' ranges at load time. */
+  version: string;
+  dependsOn?: PluginDependency[];
+  /** Schema for the manifest's `plugins.<name>.options`; use `.strict()` so unknown keys fail. */
+  options?: OptionsSchema;
+  /** Error codes this plugin raises, for docs/errors.md. */
+  errorCodes?: ReadonlyArray<{ code: string; status: number; when: string }>;
+  setup(ctx: PluginContext<OptionsSchema extends z.ZodType ? z.output<OptionsSchema> : Record<string, never>>): void | Promise<void>;
+}

@@ -1,0 +1,40 @@
+/**
+ * Everything a plugin author needs, exported as `tessera/plugin`.
+ *
+ *   import { definePlugin, z } from 'tessera/plugin';
+ *   export default definePlugin({ name: 'hello', version: '1.0.0', setup(ctx) { ... } });
+ */
+// tsyringe needs the Reflect polyfill before it loads; importing it here makes this entry self-sufficient.
+import 'reflect-metadata';
+import type { z } from 'zod';
+import type { InjectionToken } from 'tsyringe';
+import type { PluginDefinition } from './plugin-types.js';
+
+export { z } from 'zod';
+export { inject, injectable, singleton } from 'tsyringe';
+export type { DependencyContainer, InjectionToken } from 'tsyringe';
+export type { H3Event } from 'h3';
+export * from './errors.js';
+export type * from './plugin-types.js';
+export type { Logger } from 'pino';
+export type { EventBus, EventHandler } from './events.js';
+export type { PluginMetrics } from './metrics.js';
+export type { StoreNamespace } from './store.js';
+export type { TaskHandle, TaskRunner } from './tasks.js';
+export type { ThrottleTier } from './manifest-schema.js';
+export { reply, Reply } from './reply.js';
+export { sse, type ServerSentEvent } from './sse.js';
+export { BodyTooLargeError, InvalidJsonError, UnsupportedMediaTypeError } from './body.js';
+export { validate } from './validation.js';
+
+/** Identity: it exists so the plugin object is type-checked where it is written. */
+export function definePlugin<OptionsSchema extends z.ZodType | undefined = undefined>(
+  definition: PluginDefinition<OptionsSchema>,
+): PluginDefinition<OptionsSchema> {
+  return definition;
+}
+
+/** A typed DI token for `ctx.provide` / `ctx.container.resolve`. */
+export function defineToken<T>(description: string): InjectionToken<T> {
+  return Symbol(description) as InjectionToken<T>;
+}

@@ -1,0 +1,164 @@
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
+import { TesseraError } from './errors.js';
+
+/**
+ * The store format this build writes. A data directory written by a newer build (a larger number)
+ * is refused rather than misread; an older one is read, and migrated where a later format needs it.
+ */
+export const STORE_FORMAT_VERSION = 1;
+
+const META_DB = '__tessera_meta';
+const FILE_NAME = 'tessera.mdb';
+
+export class StoreError extends TesseraError {
+  constructor(code: string, message: string, cause?: unknown) {
+    super(code, 500, message, { cause });
+    this.name = 'StoreError';
+  }
+}
+
+export interface StoreOptions {
+  readOnly?: boolean;
+  /** Upper bound on named databases across all plugins. */
+  maxDbs?: number;
+}
+
+/**
+ * One LMDB environment per data directory. Each plugin works inside its own namespace: its named
+ * databases are prefixed with the plugin's name, so two plugins can both have a `docs` database.
+ */
+export class Store {
+  readonly dir: string;
+  readonly file: string;
+  readonly root: RootDatabase;
+  private readonly meta: Database<unknown, string>;
+  private closed = false;
+
+  private constructor(dir: string, root: RootDatabase) {
+    this.dir = dir;
+    this.file = path.join(dir, FILE_NAME);
+    this.root = root;
+    this.meta = root.openDB<unknown, string>({ name: META_DB });
+  }
+
+  static open(dir: string, options: StoreOptions = {}): Store {
+    let root: RootDatabase;
+    try {
+      if (!options.readOnly) mkdirSync(dir, { recursive: true });
+      root = open({
+        path: path.join(dir, FILE_NAME),
+        maxDbs: options.maxDbs ?? 512,
+        readOnly: options.readOnly ?? false,
+        // A write promise resolves when its transaction is committed to the memory map, which
+        // survives the process dying (kill -9). Power-loss durability needs the fsync too: await
+        // `flushed`. Never noSync.
+      });
+    } catch (cause) {
+      throw new StoreError('store_open_failed', `Cannot open the LMDB store in ${dir}: ${(cause as Error).message}`, cause);
+    }
+    const store = new Store(dir, root);
+    store.checkFormat(options.readOnly ?? false);
+    return store;
+  }
+
+  private checkFormat(readOnly: boolean): void {
+    const stored = this.meta.get('formatVersion');
+    if (stored === undefined) {
+      if (!readOnly) this.meta.putSync('formatVersion', STORE_FORMAT_VERSION);
+      return;
+    }
+    if (typeof stored !== 'number' || stored > STORE_FORMAT_VERSION) {
+      this.root.close();
+      throw new StoreError(
+        'store_version_unsupported',
+        `The store in ${this.dir} has format version ${String(stored)}, newer than this build of Tessera reads (${STORE_FORMAT_VERSION}). Upgrade Tessera or point --data-dir elsewhere.`,
+      );
+    }
+  }
+
+  get formatVersion(): number {
+    return this.meta.get('formatVersion') as number;
+  }
+
+  namespace(plugin: string): StoreNamespace {
+    return new StoreNamespace(this, plugin, this.meta);
+  }
+
+  /** Bytes used by the environment's data file (for the store-size metric). */
+  sizeBytes(): number {
+    try {
+      return statSync(this.file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.root.flushed;
+    await this.root.close();
+  }
+}
+
+export class StoreNamespace {
+  readonly plugin: string;
+  private readonly store: Store;
+  private readonly meta: Database<unknown, string>;
+  private readonly dbs = new Map<string, Database<any, any>>();
+
+  constructor(store: Store, plugin: string, meta: Database<unknown, string>) {
+    this.store = store;
+    this.plugin = plugin;
+    this.meta = meta;
+  }
+
+  /** Open (creating if needed) the named database `name` inside this plugin's namespace. */
+  db<V = unknown, K extends Key = Key>(name = 'default', options: Omit<DatabaseOptions, 'name'> = {}): Database<V, K> {
+    const cached = this.dbs.get(name);
+    if (cached) return cached as Database<V, K>;
+    // ':' can appear in neither plugin names nor database names, so no two namespaces can collide.
+    if (!/^[a-z0-9][a-z0-9._-]*$/i.test(name)) {
+      throw new StoreError('store_invalid_name', `Database name "${name}" must be letters, digits, ".", "_" or "-".`);
+    }
+    const db = this.store.root.openDB<V, K>({ ...options, name: `${this.plugin}:${name}` });
+    this.dbs.set(name, db);
+    return db;
+  }
+
+  /** Run `fn` in one write transaction across every database of the environment. */
+  transaction<T>(fn: () => T): Promise<T> {
+    return this.store.root.transaction(fn);
+  }
+
+  /**
+   * The format version of this plugin's stored data (undefined on a fresh store). Refuses data
+   * written by a newer plugin version. Migrate from the returned version, then `commitFormat`.
+   */
+  checkFormat(current: number): number | undefined {
+    const stored = this.meta.get(this.formatKey) as number | undefined;
+    if (stored !== undefined && stored > current) {
+      throw new StoreError(
+        'store_version_unsupported',
+        `Plugin "${this.plugin}" data in ${this.store.dir} has format version ${stored}, newer than this build reads (${current}).`,
+      );
+    }
+    return stored;
+  }
+
+  /** Record that this plugin's data is now in format `version` (after any migration succeeded). */
+  commitFormat(version: number): void {
+    this.meta.putSync(this.formatKey, version);
+  }
+
+  private get formatKey(): string {
+    return `plugin:${this.plugin}:formatVersion`;
+  }
+
+  /** Resolves once every write so far is synced to disk, not just committed. */
+  get flushed(): Promise<boolean> {
+    return this.store.root.flushed;
+  }
+}
