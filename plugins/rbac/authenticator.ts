@@ -1,0 +1,138 @@
+import type { Authenticator, AuthRequest, Principal, PluginMetrics } from '../../runtime/plugin.js';
+import { isTesseraError } from '../../runtime/plugin.js';
+import type { AuditActor, AuditLog } from './audit.js';
+import type { BruteForceGuard } from './brute-force.js';
+import { invalidApiKey, missingApiKey, permissionDenied } from './errors.js';
+import type { KeyVerifier } from './key-verifier.js';
+import type { KeyRecord, KeyStore } from './keys.js';
+import type { PermissionSet } from './permissions.js';
+import type { Roles } from './roles.js';
+import { effectiveTenant } from './tenants.js';
+import type { UserRecord, UserStore } from './users.js';
+
+/** What handlers receive as `request.principal` on routes this plugin authenticates. */
+export interface RbacPrincipal extends Principal {
+  /** The key's id. */
+  id: string;
+  kind: 'key';
+  /** The tenant the request acts in: the key's own, or the one named by `X-Tenant` for cross-tenant keys. */
+  tenant: string;
+  /** The key's own tenant. */
+  homeTenant: string;
+  /** Effective: the key's scopes intersected with its user's current role permissions. */
+  permissions: string[];
+  userId: string;
+  userName: string;
+  roles: string[];
+  keyName: string;
+}
+
+export interface AuthenticatorDeps {
+  keys: KeyStore;
+  verifier: KeyVerifier;
+  users: UserStore;
+  roles: Roles;
+  permissions: PermissionSet;
+  guard: BruteForceGuard;
+  audit: AuditLog;
+  metrics: PluginMetrics;
+}
+
+/** `x-api-key` (seed 001) first, then `Authorization: Bearer` (seed 002). */
+export function presentedKey(headers: Headers): string | undefined {
+  const direct = headers.get('x-api-key')?.trim();
+  if (direct) return direct;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(headers.get('authorization') ?? '')?.[1];
+  return bearer || undefined;
+}
+
+/** A key's permissions right now: its scopes, as far as its user's current roles still grant them. */
+export function effectivePermissions(deps: Pick<AuthenticatorDeps, 'roles' | 'permissions'>, key: KeyRecord, user: UserRecord): string[] {
+  const granted = deps.roles.permissionsOf(key.tenant, user.roles);
+  return deps.permissions.normalise(key.scopes.filter((p) => granted.has(p)));
+}
+
+export function actorOf(principal: RbacPrincipal): AuditActor {
+  return { userId: principal.userId, userName: principal.userName, keyId: principal.id };
+}
+
+/**
+ * The runtime calls this for every non-public route on a listener with auth on. Order: address
+ * block, credential present, key verified (constant time) and its user enabled, tenant, permission.
+ */
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
+  const outcomes = deps.metrics.counter({
+    name: 'tessera_rbac_auth_total',
+    help: 'API key checks by outcome: ok, missing, invalid, blocked, tenant_mismatch, permission_denied.',
+    labelNames: ['outcome'],
+  });
+
+  return async function authenticate(request: AuthRequest): Promise<RbacPrincipal> {
+    const address = request.ip ?? 'unknown';
+    const where = { ip: request.ip ?? null, requestId: request.requestId };
+    const asked = { method: request.method, path: request.path, permission: request.permission };
+    try {
+      deps.guard.check(address);
+    } catch (err) {
+      outcomes.inc({ outcome: 'blocked' });
+      throw err;
+    }
+
+    const presented = presentedKey(request.headers);
+    if (presented === undefined) {
+      outcomes.inc({ outcome: 'missing' });
+      throw missingApiKey();
+    }
+
+    const now = Date.now();
+    const verified = deps.verifier.verify(presented, now);
+    const user = verified.ok ? deps.users.get(verified.record.tenant, verified.record.userId) : undefined;
+    if (!verified.ok || user === undefined || user.disabled) {
+      outcomes.inc({ outcome: 'invalid' });
+      const blockSeconds = deps.guard.fail(address);
+      const record = verified.record;
+      await deps.audit.append({
+        tenant: record?.tenant ?? null,
+        action: 'auth.failed',
+        actor: null,
+        target: record ? { type: 'key', id: record.id } : null,
+        ...where,
+        details: asked,
+      });
+      if (blockSeconds > 0) await deps.audit.append({ tenant: null, action: 'auth.blocked', actor: null, ...where, details: { blockSeconds } });
+      throw invalidApiKey();
+    }
+
+    const key = verified.record;
+    const permissions = effectivePermissions(deps, key, user);
+    const held = new Set(permissions);
+    const principal: RbacPrincipal = {
+      id: key.id,
+      kind: 'key',
+      tenant: key.tenant,
+      homeTenant: key.tenant,
+      permissions,
+      userId: user.id,
+      userName: user.name,
+      roles: user.roles,
+      keyName: key.name,
+    };
+    try {
+      principal.tenant = effectiveTenant(request.headers, key.tenant, held);
+    } catch (err) {
+      if (isTesseraError(err) && err.code === 'tenant_mismatch') {
+        outcomes.inc({ outcome: 'tenant_mismatch' });
+        await deps.audit.append({ tenant: key.tenant, action: 'auth.denied', actor: actorOf(principal), ...where, details: { ...asked, reason: 'tenant_mismatch', ...(err.details as object) } });
+      }
+      throw err;
+    }
+    if (request.permission !== 'authenticated' && !held.has(request.permission)) {
+      outcomes.inc({ outcome: 'permission_denied' });
+      await deps.audit.append({ tenant: principal.tenant, action: 'auth.denied', actor: actorOf(principal), ...where, details: { ...asked, reason: 'permission_denied' } });
+      throw permissionDenied(request.permission);
+    }
+    outcomes.inc({ outcome: 'ok' });
+    deps.keys.touch(key.id, now);
+    return principal;
+  };
+}

@@ -1,0 +1,69 @@
+import type { Database } from 'lmdb';
+import type { Authenticator, PluginContext } from '../../runtime/plugin.js';
+import { AuditLog, type AuditEntry } from './audit.js';
+import { createAuthenticator } from './authenticator.js';
+import { BruteForceGuard } from './brute-force.js';
+import { KeyVerifier } from './key-verifier.js';
+import { KeyStore, type KeyRecord } from './keys.js';
+import type { RbacOptions } from './options.js';
+import { PermissionSet } from './permissions.js';
+import { Roles, type CustomRoleRecord } from './roles.js';
+import { UserStore, type UserRecord } from './users.js';
+
+/** Version of the data this plugin writes (ctx.store.checkFormat). */
+export const RBAC_DATA_FORMAT = 1;
+
+/** Everything the routes, the authenticator and bootstrap share: built once in setup. */
+export interface RbacCore {
+  options: RbacOptions;
+  permissions: PermissionSet;
+  roles: Roles;
+  users: UserStore;
+  keys: KeyStore;
+  verifier: KeyVerifier;
+  guard: BruteForceGuard;
+  audit: AuditLog;
+  meta: Database<unknown, string>;
+  authenticate: Authenticator;
+  /** Runs `fn` in one write transaction of the store. */
+  transaction<T>(fn: () => T): Promise<T>;
+}
+
+/**
+ * Named databases (format 1): `users` [tenant, userId], `userNames` [tenant, name] -> userId,
+ * `roles` [tenant, name], `keys` keyId, `keysByTenant` [tenant, keyId] -> userId,
+ * `keyUsage` keyId -> ms, `audit` [tenant or "", seq], `meta`.
+ */
+export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
+  ctx.store.checkFormat(RBAC_DATA_FORMAT);
+  const options = ctx.config;
+  const permissions = new PermissionSet(options.extraPermissions);
+  const roles = new Roles(permissions, ctx.store.db<CustomRoleRecord, [string, string]>('roles'));
+  const users = new UserStore({
+    users: ctx.store.db<UserRecord, [string, string]>('users'),
+    names: ctx.store.db<string, [string, string]>('userNames'),
+  });
+  const keys = new KeyStore({
+    keys: ctx.store.db<KeyRecord, string>('keys'),
+    byTenant: ctx.store.db<string, [string, string]>('keysByTenant'),
+    usage: ctx.store.db<number, string>('keyUsage'),
+  });
+  const meta = ctx.store.db<unknown, string>('meta');
+  const audit = new AuditLog(ctx.store.db<AuditEntry, [string, number]>('audit'), meta);
+  const verifier = new KeyVerifier(keys);
+  const guard = new BruteForceGuard(options.bruteForce);
+  const authenticate = createAuthenticator({ keys, verifier, users, roles, permissions, guard, audit, metrics: ctx.metrics });
+  return {
+    options,
+    permissions,
+    roles,
+    users,
+    keys,
+    verifier,
+    guard,
+    audit,
+    meta,
+    authenticate,
+    transaction: (fn) => ctx.store.transaction(fn),
+  };
+}

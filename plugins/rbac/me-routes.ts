@@ -1,0 +1,38 @@
+import type { RbacCore } from './core.js';
+import { caller, tags, type Routes } from './route-helpers.js';
+
+export function registerMeRoutes(routes: Routes, core: RbacCore): void {
+  routes.add({
+    method: 'GET',
+    path: '/hub/me',
+    permission: 'authenticated',
+    throttle: 'light',
+    summary: 'The calling key: its user, tenant and effective permissions',
+    tags,
+    handler: async (request) => {
+      const principal = await caller(core, request, 'authenticated');
+      const user = core.users.get(principal.homeTenant, principal.userId)!;
+      const key = core.keys.get(principal.id)!;
+      return {
+        tenant: principal.tenant,
+        homeTenant: principal.homeTenant,
+        user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, roles: user.roles },
+        key: core.keys.view(key, Date.now()),
+        permissions: principal.permissions,
+      };
+    },
+  });
+
+  routes.add({
+    method: 'GET',
+    path: '/hub/rbac/permissions',
+    permission: 'authenticated',
+    throttle: 'light',
+    summary: 'Every permission this deployment knows, for building scopes and roles',
+    tags,
+    handler: async (request) => {
+      await caller(core, request, 'authenticated');
+      return { permissions: core.permissions.describe() };
+    },
+  });
+}

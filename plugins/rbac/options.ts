@@ -1,0 +1,35 @@
+import { z } from '../../runtime/plugin.js';
+import { permissionNamePattern } from './permissions.js';
+import { tenantIdPattern } from './tenants.js';
+
+/** Brute-force throttling of failed key attempts, per client address. */
+export const bruteForceOptions = z
+  .object({
+    /** Failed attempts from one address, within `windowSeconds`, that start a block. @default 10 */
+    maxFailures: z.number().int().min(1).default(10).describe('Failed key attempts from one address within the window that start a block.'),
+    /** @default 60 */
+    windowSeconds: z.number().int().min(1).default(60).describe('Window over which failures are counted, in seconds.'),
+    /** How long every key from a blocked address is refused with 429. @default 300 */
+    blockSeconds: z.number().int().min(1).default(300).describe('How long a blocked address is refused, in seconds.'),
+    /** Addresses tracked at once; the oldest entries are dropped beyond it. @default 10000 */
+    maxTrackedAddresses: z.number().int().min(100).default(10_000).describe('Addresses tracked at once; beyond it the oldest are dropped.'),
+  })
+  .strict();
+
+export const rbacOptions = z
+  .object({
+    /** Tenant of the bootstrap user and key. @default "default" */
+    defaultTenant: z.string().regex(tenantIdPattern).default('default').describe('Tenant of the bootstrap user and key.'),
+    /** Name of the bootstrap user (role `superadmin`). @default "admin" */
+    bootstrapUser: z.string().min(1).max(100).default('admin').describe('Name of the bootstrap user created on first start.'),
+    bruteForce: bruteForceOptions.prefault({}),
+    /**
+     * Route permissions of third-party plugins, so keys can be scoped to them; `admin` and
+     * `superadmin` hold them, custom roles may. @default []
+     */
+    extraPermissions: z.array(z.string().regex(permissionNamePattern, 'a permission such as "things:read"')).default([]),
+  })
+  .strict();
+
+export type RbacOptions = z.output<typeof rbacOptions>;
+export type BruteForceOptions = z.output<typeof bruteForceOptions>;

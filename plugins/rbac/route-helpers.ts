@@ -1,0 +1,58 @@
+import { getRequestIP } from 'h3';
+import type { PluginContext, RouteRequest } from '../../runtime/plugin.js';
+import { z } from '../../runtime/plugin.js';
+import type { RbacPrincipal } from './authenticator.js';
+import type { RbacCore } from './core.js';
+import { invalidCursor } from './errors.js';
+import { idPattern } from './ids.js';
+
+/** What every route file of this plugin shares: the caller, paging, audit context. */
+export type Routes = PluginContext['routes'];
+
+export const tags = ['rbac'];
+
+/**
+ * The calling key. On a listener with auth on, the runtime already authenticated it; on one with
+ * `"auth": false` these routes authenticate anyway: user and key management is never open.
+ */
+export async function caller(core: RbacCore, request: RouteRequest<unknown, unknown>, permission: string): Promise<RbacPrincipal> {
+  const principal = request.principal as RbacPrincipal | undefined;
+  if (principal?.kind === 'key' && typeof principal.homeTenant === 'string') return principal;
+  return (await core.authenticate({
+    headers: request.headers,
+    method: request.method,
+    path: request.path,
+    permission,
+    listener: request.listener,
+    ip: getRequestIP(request.event),
+    requestId: request.requestId,
+  })) as RbacPrincipal;
+}
+
+/** `limit` and `cursor` of every list. */
+export const pageQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(50).describe('Items per page (1-200).'),
+    cursor: z.string().min(1).max(64).optional().describe('`nextCursor` of the previous page.'),
+  })
+  .strict();
+
+/** A cursor that is an id from a list keyed by `newId`. */
+export function idCursor(cursor: string | undefined): string | undefined {
+  if (cursor !== undefined && !idPattern.test(cursor)) throw invalidCursor();
+  return cursor;
+}
+
+/** Up to `limit` items and the cursor of the next page (the last id), or null at the end. */
+export function takePage<T extends { id: string }>(items: Iterable<T>, limit: number): { items: T[]; nextCursor: string | null } {
+  const out: T[] = [];
+  for (const item of items) {
+    if (out.length === limit) return { items: out, nextCursor: out[out.length - 1]!.id };
+    out.push(item);
+  }
+  return { items: out, nextCursor: null };
+}
+
+export function auditContext(request: RouteRequest<unknown, unknown>): { ip: string | null; requestId: string } {
+  return { ip: getRequestIP(request.event) ?? null, requestId: request.requestId };
+}
