@@ -1,0 +1,25 @@
+import porter2 from 'wink-porter2-stemmer';
+
+// ~10 MB at most; a 100k-document corpus has about 100k distinct words.
+const MAX_CACHED = 131_072;
+const cache = new Map<string, string>();
+const stemmable = /^[a-z']+$/;
+
+/**
+ * The Porter2 (Snowball English) stem of a lower-cased word. Words with digits, underscores,
+ * dots or non-ASCII letters are returned as they are: the stemmer is defined for English letters
+ * only (it turns "3.14" into "y.14"). Stems are memoised, since word frequencies are Zipfian.
+ */
+export function stemEnglish(word: string): string {
+  let stem = cache.get(word);
+  if (stem !== undefined) return stem;
+  stem = stemmable.test(word) ? porter2(word) : word;
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(word, stem);
+  return stem;
+}
+
+/** Drops a trailing possessive "'s" (as Lucene's EnglishPossessiveFilter does before stop words). */
+export function stripPossessive(word: string): string {
+  return word.length > 2 && word.endsWith("'s") ? word.slice(0, -2) : word;
+}
