@@ -9,12 +9,29 @@ export interface LoggerOptions {
 }
 
 /**
+ * stdout, written in chunks of up to 4 KiB and at least once a second: a busy listener writes one
+ * line per request, and a write call per line was the largest single cost of a request. A crash
+ * can lose the last second of lines; shutdown and fatal paths flush.
+ */
+function bufferedStdout(): pino.DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // flush() throws while the stream is still opening or already closed: nothing to write.
+    }
+  }, 1000).unref();
+  return stream;
+}
+
+/**
  * Structured JSON lines (`time` in epoch milliseconds, pino's default and its cheapest). The level comes from TESSERA_LOG_LEVEL (default `info`); writes to stdout
  * are asynchronous so a busy listener does not wait on the terminal, and are flushed on shutdown.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.TESSERA_LOG_LEVEL ?? 'info';
-  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const destination = options.destination ?? bufferedStdout();
   return pino(
     {
       level,

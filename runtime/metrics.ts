@@ -8,6 +8,7 @@ import {
   type GaugeConfiguration,
   type HistogramConfiguration,
 } from 'prom-client';
+import { RequestMetrics } from './request-metrics.js';
 
 /** What a plugin gets as `ctx.metrics`: the one registry, and factories that register into it. */
 export interface PluginMetrics {
@@ -24,8 +25,7 @@ export interface PluginMetrics {
  */
 export class RuntimeMetrics implements PluginMetrics {
   readonly registry = new Registry();
-  readonly requests: Counter<'listener' | 'method' | 'route' | 'status'>;
-  readonly duration: Histogram<'listener' | 'method' | 'route' | 'status'>;
+  private readonly http: RequestMetrics;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -34,17 +34,7 @@ export class RuntimeMetrics implements PluginMetrics {
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
       this.registry.removeSingleMetric(name);
     }
-    this.requests = this.counter({
-      name: 'tessera_http_requests_total',
-      help: 'HTTP requests answered, by listener, method, route pattern and status.',
-      labelNames: ['listener', 'method', 'route', 'status'],
-    });
-    this.duration = this.histogram({
-      name: 'tessera_http_request_duration_seconds',
-      help: 'Time from request start to response handed to the server, by route pattern.',
-      labelNames: ['listener', 'method', 'route', 'status'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    });
+    this.http = new RequestMetrics(this.registry, [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   }
 
   counter<T extends string>(config: Omit<CounterConfiguration<T>, 'registers'>): Counter<T> {
@@ -59,18 +49,7 @@ export class RuntimeMetrics implements PluginMetrics {
     return new Histogram({ ...config, registers: [this.registry] } as HistogramConfiguration<T>);
   }
 
-  /** Label sets are few (listener x route x status); hashing them once per request is not free. */
-  private readonly requestSeries = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-
   observeRequest(listener: string, method: string, route: string, status: number, seconds: number): void {
-    const key = `${listener}\u0000${method}\u0000${route}\u0000${status}`;
-    let series = this.requestSeries.get(key);
-    if (!series) {
-      const labels = { listener, method, route, status: String(status) };
-      series = { count: this.requests.labels(labels), time: this.duration.labels(labels) };
-      this.requestSeries.set(key, series);
-    }
-    series.count.inc();
-    series.time.observe(seconds);
+    this.http.observe(listener, method, route, status, seconds);
   }
 }

@@ -1,5 +1,6 @@
 /**
- * HTTP overhead of the runtime over bare h3, on the same two routes, in the same run:
+ * HTTP overhead of the runtime over bare h3, on the same two routes, in the same run (and of the
+ * runtime with request logging off, which shows what the one-line-per-request log costs):
  *   npm run bench:http                 (10 s per measurement, 50 connections, 2 rounds)
  *   npm run bench:http -- --quick      (3 s per measurement, 1 round)
  * Prints one JSON line per measurement and a summary line; the table lives in bench/README.md.
@@ -20,8 +21,12 @@ interface Server {
   url: string;
 }
 
-async function startServer(kind: 'tessera' | 'h3'): Promise<Server> {
-  const child = spawn(process.execPath, [serverFile, kind], { stdio: ['ignore', 'ignore', 'pipe'] });
+type Kind = 'h3' | 'tessera' | 'tessera-nolog';
+
+/** `tessera-nolog` is the same runtime with request logs off, to show what the log line costs. */
+async function startServer(kind: Kind): Promise<Server> {
+  const env = { ...process.env, TESSERA_LOG_LEVEL: kind === 'tessera-nolog' ? 'silent' : 'info' };
+  const child = spawn(process.execPath, [serverFile, kind === 'h3' ? 'h3' : 'tessera'], { stdio: ['ignore', 'ignore', 'pipe'], env });
   const port = await new Promise<number>((resolve, reject) => {
     let buffered = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -76,7 +81,7 @@ const totals: Record<string, number[]> = {};
 for (let round = 1; round <= rounds; round++) {
   for (const route of ['health', 'echo'] as const) {
     // Alternate the order each round so neither side always runs on a warmer machine.
-    const kinds = round % 2 === 1 ? (['h3', 'tessera'] as const) : (['tessera', 'h3'] as const);
+    const kinds: Kind[] = round % 2 === 1 ? ['h3', 'tessera', 'tessera-nolog'] : ['tessera-nolog', 'tessera', 'h3'];
     for (const kind of kinds) {
       const server = await startServer(kind);
       try {
@@ -95,11 +100,15 @@ for (let round = 1; round <= rounds; round++) {
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const summary: Record<string, number> = {};
+const pct = (ours: number, base: number): number => Math.round((1 - ours / base) * 1000) / 10;
 for (const route of ['health', 'echo']) {
   const h3 = mean(totals[`h3:${route}`]!);
   const tessera = mean(totals[`tessera:${route}`]!);
+  const nolog = mean(totals[`tessera-nolog:${route}`]!);
   summary[`${route}H3Rps`] = Math.round(h3);
   summary[`${route}TesseraRps`] = Math.round(tessera);
-  summary[`${route}OverheadPct`] = Math.round((1 - tessera / h3) * 1000) / 10;
+  summary[`${route}TesseraNoLogRps`] = Math.round(nolog);
+  summary[`${route}OverheadPct`] = pct(tessera, h3);
+  summary[`${route}OverheadNoLogPct`] = pct(nolog, h3);
 }
 process.stdout.write(`${JSON.stringify({ summary })}\n`);

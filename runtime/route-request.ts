@@ -1,0 +1,102 @@
+import type { H3Event } from 'h3';
+import type { Logger } from 'pino';
+import { limitedBody, readBodyText } from './body.js';
+import type { Principal, RouteRequest } from './plugin-types.js';
+
+/**
+ * The object a handler receives. A class with its accessors on the prototype: one allocation per
+ * request, and the costly parts (query object, child logger, AbortSignal) only when asked for.
+ */
+export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
+  readonly event: H3Event;
+  readonly params: Record<string, string>;
+  readonly body: unknown;
+  readonly requestId: string;
+  readonly listener: string;
+  readonly principal: Principal | undefined;
+  readonly shutdownSignal: AbortSignal;
+  private readonly plugin: string;
+  private readonly baseLog: Logger;
+  private readonly limit: number;
+  /** Set when the runtime already read the body (routes with a `body` schema). */
+  private readonly rawText: string | undefined;
+  private validatedQuery: unknown;
+  private childLog: Logger | undefined;
+  private consumed = false;
+
+  constructor(init: {
+    event: H3Event;
+    params: Record<string, string>;
+    query: unknown;
+    body: unknown;
+    rawText: string | undefined;
+    requestId: string;
+    listener: string;
+    plugin: string;
+    principal: Principal | undefined;
+    log: Logger;
+    limit: number;
+    shutdownSignal: AbortSignal;
+  }) {
+    this.event = init.event;
+    this.params = init.params;
+    this.validatedQuery = init.query;
+    this.body = init.body;
+    this.rawText = init.rawText;
+    this.requestId = init.requestId;
+    this.listener = init.listener;
+    this.plugin = init.plugin;
+    this.principal = init.principal;
+    this.baseLog = init.log;
+    this.limit = init.limit;
+    this.shutdownSignal = init.shutdownSignal;
+  }
+
+  get method(): string {
+    return this.event.req.method;
+  }
+
+  get path(): string {
+    return this.event.url.pathname;
+  }
+
+  get url(): URL {
+    return this.event.url;
+  }
+
+  get headers(): Headers {
+    return this.event.req.headers;
+  }
+
+  get query(): unknown {
+    this.validatedQuery ??= Object.fromEntries(this.event.url.searchParams);
+    return this.validatedQuery;
+  }
+
+  get log(): Logger {
+    this.childLog ??= this.baseLog.child({ reqId: this.requestId, plugin: this.plugin });
+    return this.childLog;
+  }
+
+  get signal(): AbortSignal {
+    return this.event.req.signal;
+  }
+
+  stream(): AsyncIterable<Uint8Array> {
+    this.take();
+    const rawText = this.rawText;
+    if (rawText !== undefined) return (async function* () { yield Buffer.from(rawText); })();
+    return limitedBody(this.event, this.limit);
+  }
+
+  text(): Promise<string> {
+    this.take();
+    if (this.rawText !== undefined) return Promise.resolve(this.rawText);
+    return readBodyText(this.event, this.limit);
+  }
+
+  private take(): void {
+    if (this.consumed) throw new Error('The request body can be read only once');
+    this.consumed = true;
+  }
+}
