@@ -61,10 +61,14 @@ export function bm25Search(
   }
   topKBegin<f32>(heapPtr, k);
   const need = <u16>minMatch;
+  // Every match is counted, not only the k kept: the caller reports the total hits.
+  let total: u32 = 0;
   for (let d = 0; d < docCount; d++) {
     if (load<u16>(counts + (<usize>d << 1)) < need) continue;
     if (!bitsetHas(filterPtr, <u32>d)) continue;
+    total++;
     topKOffer<f32>(load<f32>(scores + (<usize>d << 2)), <u32>d);
   }
+  store<u32>(scratchPtr + (<usize>docCount << 3), total);
   return topKFinish<f32>();
 }

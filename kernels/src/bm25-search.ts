@@ -93,16 +93,22 @@ const segmentBytes = (seg: Bm25Segment): number =>
  * BM25 top-k over segments. Each segment is one task (inline, or one per worker when pooled), and
  * the answers merge by score then global id (docBase + ordinal).
  */
-export async function bm25Search(ctx: KernelContext, q: Bm25Query): Promise<TopK> {
+/** The top k, and how many documents matched in all (before k was applied). */
+export interface Bm25Result extends TopK {
+  total: number;
+}
+
+export async function bm25Search(ctx: KernelContext, q: Bm25Query): Promise<Bm25Result> {
   validate(ctx, q);
   const k1 = q.k1 ?? 1.2;
   const b = q.b ?? 0.75;
   const minMatch = q.minimumShouldMatch ?? 1;
   const segments = q.segments.filter((s) => s.docCount > 0 && s.terms.length > 0);
-  if (segments.length === 0) return emptyTopK();
+  if (segments.length === 0) return { ...emptyTopK(), total: 0 };
   const pooled = usePool(ctx, q.mode ?? 'auto', segments.reduce((n, s) => n + segmentBytes(s), 0));
   const keeps = segments.map((s) => Math.min(q.k, s.docCount));
-  const sizes = segments.flatMap((s, i) => [s.terms.length * BM25_TERM_ENTRY_BYTES, s.docCount * 8, topKBytes(keeps[i]!)]);
+  // Accumulators: 8 bytes per document, then the kernel's u32 match total (8 keeps alignment).
+  const sizes = segments.flatMap((s, i) => [s.terms.length * BM25_TERM_ENTRY_BYTES, s.docCount * 8 + 8, topKBytes(keeps[i]!)]);
   const blocks = segments.flatMap((s) => [s.filter, ...s.terms.flatMap((t) => [t.postings, t.docLengths])]);
   return withPinned(ctx, blocks, () => withScratch(ctx, sizes, async (regions) => {
     const u32 = ctx.memory.u32;
@@ -129,6 +135,10 @@ export async function bm25Search(ctx: KernelContext, q: Bm25Query): Promise<TopK
     });
     const counts = await runTasks(ctx, tasks, pooled);
     const lists = counts.map((n, i) => readTopK(ctx.memory, regions[i * 3 + 2]!.offset, keeps[i]!, n, segments[i]!.docBase));
-    return mergeTopK(lists, q.k);
+    let total = 0;
+    segments.forEach((seg, i) => {
+      total += ctx.memory.u32[(regions[i * 3 + 1]!.offset + seg.docCount * 8) >>> 2]!;
+    });
+    return { ...mergeTopK(lists, q.k), total };
   }));
 }

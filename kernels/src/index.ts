@@ -9,7 +9,7 @@ export type { PostingsBlock, DocLengthsBlock } from './text-blocks.js';
 export { bitsetFromIds, type BitsetBlock } from './bitset-block.js';
 export type { GeoBlock } from './geo-block.js';
 export { defaultCandidates, type VectorSearchQuery } from './vector-search.js';
-export type { Bm25Query, Bm25Segment, Bm25Term } from './bm25-search.js';
+export type { Bm25Query, Bm25Result, Bm25Segment, Bm25Term } from './bm25-search.js';
 export type { RrfQuery } from './rrf-fuse.js';
 export { EARTH_RADIUS_M, type GeoQuery, type GeoResult, type GeoBox } from './geo-nearest.js';
 export type { Region, RegionAllocator, RegionAllocatorStats } from './region-allocator.js';

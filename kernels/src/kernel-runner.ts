@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { bitsetFromIds, loadBitset, type BitsetBlock } from './bitset-block.js';
 import { BlockLedger, type Block } from './block.js';
-import { bm25Search, type Bm25Query } from './bm25-search.js';
+import { bm25Search, type Bm25Query, type Bm25Result } from './bm25-search.js';
 import { geoNearest, type GeoQuery, type GeoResult } from './geo-nearest.js';
 import { loadGeoPoints, type GeoBlock } from './geo-block.js';
 import { DEFAULT_INLINE_MAX_BYTES } from './inline-threshold.js';
@@ -122,7 +122,7 @@ export class KernelRunner {
     return vectorSearch(this.ctx, query);
   }
 
-  bm25(query: Bm25Query): Promise<TopK> {
+  bm25(query: Bm25Query): Promise<Bm25Result> {
     return bm25Search(this.ctx, query);
   }
 

@@ -77,6 +77,8 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
               segments: [{ docBase: 0, docCount, terms: seg.terms, ...(withFilter ? { allowed: (d: number) => allowed.has(d) } : {}) }],
             });
             expect(plain(actual)).toEqual(plain(expected));
+            // The total counts every match (OR/AND/minimumShouldMatch and filter applied), not only the k kept.
+            expect(actual.total).toBe(expected.total);
           }
         }
       }
@@ -103,8 +105,14 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
       return seg;
     });
     const expected = plain(reference.bm25Search({ k: 50, k1: 0.9, b: 0.4, segments: refSegments }));
-    expect(plain(await runner.bm25({ k: 50, k1: 0.9, b: 0.4, segments, mode: 'inline' }))).toEqual(expected);
-    expect(plain(await runner.bm25({ k: 50, k1: 0.9, b: 0.4, segments, mode: 'pool' }))).toEqual(expected);
+    const inline = await runner.bm25({ k: 50, k1: 0.9, b: 0.4, segments, mode: 'inline' });
+    const pooled = await runner.bm25({ k: 50, k1: 0.9, b: 0.4, segments, mode: 'pool' });
+    expect(plain(inline)).toEqual(expected);
+    expect(plain(pooled)).toEqual(expected);
+    const expectedTotal = reference.bm25Search({ k: 50, k1: 0.9, b: 0.4, segments: refSegments }).total;
+    expect(expectedTotal).toBeGreaterThan(50);
+    expect(inline.total).toBe(expectedTotal);
+    expect(pooled.total).toBe(expectedTotal);
     loaded.forEach((l) => l.release());
   });
 

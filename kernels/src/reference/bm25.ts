@@ -39,7 +39,7 @@ export function bm25Contribution(tf: number, dl: number, k1: number, b: number, 
 }
 
 /** Per document: a score and the set of matched query terms, in Maps; then filter and sort. */
-export function bm25Search(q: ReferenceBm25Query): TopK {
+export function bm25Search(q: ReferenceBm25Query): TopK & { total: number } {
   const k1 = q.k1 ?? 1.2;
   const b = q.b ?? 0.75;
   const minMatch = q.minimumShouldMatch ?? 1;
@@ -63,5 +63,5 @@ export function bm25Search(q: ReferenceBm25Query): TopK {
       results.push({ id: seg.docBase + d, score });
     }
   }
-  return topKBySort(results, q.k);
+  return { ...topKBySort(results, q.k), total: results.length };
 }
