@@ -14,7 +14,7 @@ import type { KernelTask } from './kernel-task.js';
 import { loadKernelModule, type KernelBuild } from './load-kernel-module.js';
 import { RegionAllocator } from './region-allocator.js';
 import { rrfFuse, type RrfQuery } from './rrf-fuse.js';
-import { loadDocLengths, loadPostings, type DocLengthsBlock, type PostingsBlock } from './text-blocks.js';
+import { loadDocLengths, loadPostings, postingsView, type DocLengthsBlock, type PostingsBlock } from './text-blocks.js';
 import type { TopK } from './top-k.js';
 import { loadVectors, type LoadVectorsOptions, type VectorBlock } from './vector-block.js';
 import { vectorSearch, type VectorSearchQuery } from './vector-search.js';
@@ -91,6 +91,11 @@ export class KernelRunner {
 
   loadPostings(docs: Uint32Array, tfs: Uint32Array): PostingsBlock {
     return loadPostings(this.ctx, docs, tfs);
+  }
+
+  /** A term's slice of a field-wide postings block (see postingsView): release the parent only. */
+  postingsView(parent: PostingsBlock, start: number, count: number): PostingsBlock {
+    return postingsView(this.ctx, parent, start, count);
   }
 
   loadDocLengths(lengths: Uint32Array): DocLengthsBlock {

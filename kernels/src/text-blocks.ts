@@ -43,3 +43,28 @@ export function loadDocLengths(ctx: KernelContext, lengths: Uint32Array): DocLen
   ctx.memory.u32.set(lengths, region.offset >>> 2);
   return Object.freeze({ kind: 'docLengths', count: lengths.length, lengths: region, regions: [region] });
 }
+
+/**
+ * A view of `count` postings starting at `start` inside a larger postings block: a segment loads
+ * all of a field's postings as one block and addresses each term as a view, instead of holding a
+ * region per term. A view shares its parent's regions (so pinning and liveness follow the parent):
+ * release the parent, never a view.
+ */
+export function postingsView(ctx: KernelContext, parent: PostingsBlock, start: number, count: number): PostingsBlock {
+  assertOpen(ctx);
+  if (!Number.isInteger(start) || !Number.isInteger(count) || start < 0 || count < 0 || start + count > parent.count) {
+    throw new KernelInvalidInputError(`postings view [${start}, ${start + count}) is outside the block's ${parent.count} postings`);
+  }
+  const docs = ctx.memory.u32;
+  let maxDoc = -1;
+  const base = parent.docs.offset >>> 2;
+  for (let i = start; i < start + count; i++) if (docs[base + i]! > maxDoc) maxDoc = docs[base + i]!;
+  return Object.freeze({
+    kind: 'postings',
+    count,
+    maxDoc,
+    docs: { offset: parent.docs.offset + start * 4, bytes: count * 4, id: parent.docs.id },
+    tfs: { offset: parent.tfs.offset + start * 4, bytes: count * 4, id: parent.tfs.id },
+    regions: parent.regions,
+  });
+}

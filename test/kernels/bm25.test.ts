@@ -167,3 +167,26 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
     runner.release(lengths);
   });
 });
+
+describe('postings views', () => {
+  it('scores a term addressed as a view into a field-wide block exactly like its own block', async () => {
+    const runner = createKernelRunner({ threads: 0 });
+    try {
+      // Two terms laid out back to back in one block: term A = docs 0..2, term B = docs 1, 3.
+      const docs = new Uint32Array([0, 1, 2, 1, 3]);
+      const tfs = new Uint32Array([1, 2, 1, 3, 1]);
+      const field = runner.loadPostings(docs, tfs);
+      const lengths = runner.loadDocLengths(new Uint32Array([3, 5, 2, 4]));
+      const viewB = runner.postingsView(field, 3, 2);
+      const ownB = runner.loadPostings(new Uint32Array([1, 3]), new Uint32Array([3, 1]));
+      expect(viewB.maxDoc).toBe(3);
+      const query = (postings: typeof ownB) => runner.bm25({ k: 10, segments: [{ docBase: 0, docCount: 4, terms: [{ postings, docLengths: lengths, avgdl: 3.5, idf: 1.3 }] }] });
+      const [fromView, fromOwn] = await Promise.all([query(viewB), query(ownB)]);
+      expect(plain(fromView)).toEqual(plain(fromOwn));
+      expect(fromView.total).toBe(2);
+      expect(() => runner.postingsView(field, 4, 2)).toThrowError(expect.objectContaining({ code: 'kernel_invalid_input' }));
+    } finally {
+      await runner.close();
+    }
+  });
+});
