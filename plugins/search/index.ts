@@ -1,0 +1,42 @@
+import { definePlugin, defineToken } from '../../runtime/plugin.js';
+import { analysisErrorCodes } from './analysis-error-codes.js';
+import { searchOptionsSchema } from './options.js';
+import { registerRoutes } from './routes.js';
+import { searchErrorCodes } from './search-errors.js';
+import { SearchEngine } from './search-engine.js';
+
+/** The engine, for plugins that depend on `search` (bulk ingestion, graph, crawler, scanner). */
+export const SEARCH_ENGINE = defineToken<SearchEngine>('search.engine');
+
+export default definePlugin({
+  name: 'search',
+  version: '0.1.0',
+  options: searchOptionsSchema,
+  errorCodes: [
+    ...searchErrorCodes.filter((c) => c.code !== 'validation_failed'),
+    ...analysisErrorCodes,
+    { code: 'index_not_found', status: 404, when: 'No index has that name.' },
+    { code: 'index_exists', status: 409, when: 'An index with that name already exists.' },
+    { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
+    { code: 'search_mode_unavailable', status: 400, when: 'The search `mode` is not available in this build (only `keyword` is).' },
+  ],
+  setup(ctx) {
+    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log });
+    ctx.provide(SEARCH_ENGINE, { useValue: engine });
+    const merging = new Set<string>();
+    const scheduleMerge = (name: string): void => {
+      if (merging.has(name) || !engine.has(name) || engine.get(name).segments.length <= ctx.config.maxSegments) return;
+      merging.add(name);
+      ctx.tasks.run(`merge:${name}`, async () => {
+        try {
+          if (engine.has(name)) await engine.get(name).mergeIfNeeded(ctx.config.maxSegments);
+        } finally {
+          merging.delete(name);
+        }
+      });
+    };
+    registerRoutes(ctx, () => engine, scheduleMerge);
+    ctx.onStart(() => engine.load());
+    ctx.onStop(() => engine.close());
+  },
+});

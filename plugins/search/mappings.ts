@@ -1,0 +1,265 @@
+import { z } from 'zod';
+import { ValidationError, type FieldIssue } from '../../runtime/errors.js';
+import { analyzerNames, isAnalyzerName } from './analyzer.js';
+import { parseMinimumShouldMatch } from './minimum-should-match.js';
+import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from './search-errors.js';
+
+/**
+ * Index definitions: field mappings, settings, and the rules for changing them.
+ *
+ * Field paths are keys such as `title` or `author.name`; a dotted path addresses nested objects in
+ * documents (and each element of an array of objects on the way). There is no `object` type, so a
+ * path may not sit inside another mapped path (`author` and `author.name` together are invalid).
+ *
+ * Dynamic mapping (`settings.dynamic`, default false). When false, unmapped fields are stored in the
+ * source but not indexed. When true, the first value seen for an unmapped leaf path decides its
+ * mapping (`inferFieldMapping` in document-validation.ts), like Elasticsearch's dynamic mapping with date detection:
+ * - a string in strict ISO 8601 form (`2024-05-01`, `2024-05-01T10:00:00Z`) -> `date`;
+ * - any other string -> `text` (`standard` analyzer);
+ * - a finite number -> `number`; a boolean -> `boolean`;
+ * - an object -> its keys, as dotted paths; an array -> its first non-null element;
+ * - null and empty arrays infer nothing; `geo_point` is never inferred (map it explicitly).
+ * A later value of another type is then a per-document `validation_failed`, as in Elasticsearch.
+ */
+
+export const fieldTypes = ['text', 'keyword', 'number', 'boolean', 'date', 'geo_point'] as const;
+export type FieldType = (typeof fieldTypes)[number];
+
+/** A mapping as stored: `index` is explicit, and a text field always names its analyzer. */
+export interface FieldMapping {
+  type: FieldType;
+  /** Text fields only. */
+  analyzer?: string;
+  index: boolean;
+}
+
+/** A mapping as written by a client: `analyzer` and `index` may be left out. */
+export interface FieldMappingInput {
+  type: FieldType;
+  analyzer?: string;
+  index?: boolean;
+}
+
+export type Mappings = Record<string, FieldMapping>;
+
+/** At most this many mapped fields per index (Elasticsearch's default total-fields limit). */
+export const maxMappedFields = 1000;
+const maxPathLength = 256;
+/** Paths the engine gives a meaning of its own: the document id and its embedding. */
+const reservedPaths = new Set(['_vector']);
+
+export const fieldMappingInputSchema = z
+  .strictObject({ type: z.enum(fieldTypes), analyzer: z.string().optional(), index: z.boolean().optional() })
+  .superRefine((m, ctx) => {
+    if (m.analyzer === undefined) return;
+    if (m.type !== 'text') {
+      ctx.addIssue({ code: 'custom', path: ['analyzer'], message: `an analyzer applies to text fields only, not ${m.type}` });
+    } else if (!isAnalyzerName(m.analyzer)) {
+      ctx.addIssue({
+        code: 'custom', path: ['analyzer'], params: { code: 'unknown_analyzer' },
+        message: `unknown analyzer "${m.analyzer}"; expected one of: ${analyzerNames.join(', ')}`,
+      });
+    }
+  });
+
+/** Fills the defaults: `index: true`, and `analyzer: 'standard'` for text. */
+export function normaliseFieldMapping(m: FieldMappingInput): FieldMapping {
+  return m.type === 'text'
+    ? { type: 'text', analyzer: m.analyzer ?? 'standard', index: m.index ?? true }
+    : { type: m.type, index: m.index ?? true };
+}
+
+export const fieldMappingSchema = fieldMappingInputSchema.transform(normaliseFieldMapping);
+
+/** The problems of a set of field paths, as `[path, message]` relative to the mappings object. */
+function pathProblems(paths: string[]): Array<[string, string]> {
+  const problems: Array<[string, string]> = [];
+  const all = new Set(paths);
+  if (paths.length > maxMappedFields) problems.push(['', `at most ${maxMappedFields} fields may be mapped, got ${paths.length}`]);
+  for (const path of paths) {
+    if (path.length === 0 || path.length > maxPathLength || path.split('.').some((s) => s === '')) {
+      problems.push([path, `a field path is 1 to ${maxPathLength} characters of non-empty dot-separated names`]);
+    } else if (reservedPaths.has(path)) {
+      problems.push([path, `"${path}" is reserved for the document's vector`]);
+    } else {
+      const segments = path.split('.');
+      for (let i = 1; i < segments.length; i++) {
+        const parent = segments.slice(0, i).join('.');
+        if (all.has(parent)) problems.push([path, `"${path}" is inside mapped field "${parent}"; a field cannot be both a value and an object`]);
+      }
+    }
+  }
+  return problems;
+}
+
+function mappingsSchemaOf<T extends z.ZodType>(field: T) {
+  return z.record(z.string(), field).superRefine((mappings, ctx) => {
+    const entries = Object.entries(mappings as Record<string, { type: FieldType }>);
+    for (const [path, message] of pathProblems(entries.map(([p]) => p))) {
+      ctx.addIssue({ code: 'custom', path: path === '' ? [] : [path], message });
+    }
+    for (const [path, m] of entries) {
+      if (path === 'id' && m.type !== 'keyword') {
+        ctx.addIssue({ code: 'custom', path: [path, 'type'], message: 'the document id can only be mapped as keyword' });
+      }
+    }
+  });
+}
+
+export const mappingsSchema = mappingsSchemaOf(fieldMappingSchema);
+export const mappingsInputSchema = mappingsSchemaOf(fieldMappingInputSchema);
+
+const settingsShape = {
+  vectorDimensions: z.number().int().min(1).max(4096),
+  vectorMetric: z.enum(['cosine', 'dot_product', 'euclidean']),
+  defaultOperator: z.enum(['AND', 'OR']),
+  minimumShouldMatch: z.string().superRefine((value, ctx) => {
+    try {
+      parseMinimumShouldMatch(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', params: { code: 'invalid_minimum_should_match' }, message: (error as Error).message });
+    }
+  }),
+  enableVisualExtraction: z.boolean(),
+  enableKnowledgeGraph: z.boolean(),
+  autoEmbed: z.boolean(),
+  k1: z.number().min(0).max(3),
+  b: z.number().min(0).max(1),
+  dynamic: z.boolean(),
+};
+
+/** Settings with their defaults filled; `vectorDimensions`, `vectorMetric` and `minimumShouldMatch` stay optional. */
+export const indexSettingsSchema = z.strictObject({
+  vectorDimensions: settingsShape.vectorDimensions.optional(),
+  vectorMetric: settingsShape.vectorMetric.optional(),
+  defaultOperator: settingsShape.defaultOperator.default('OR'),
+  minimumShouldMatch: settingsShape.minimumShouldMatch.optional(),
+  enableVisualExtraction: settingsShape.enableVisualExtraction.default(true),
+  enableKnowledgeGraph: settingsShape.enableKnowledgeGraph.default(true),
+  autoEmbed: settingsShape.autoEmbed.default(false),
+  k1: settingsShape.k1.default(1.2),
+  b: settingsShape.b.default(0.75),
+  dynamic: settingsShape.dynamic.default(false),
+});
+export type IndexSettings = z.output<typeof indexSettingsSchema>;
+
+/** A settings change: only the keys given change, so nothing here has a default. */
+export const indexSettingsPatchSchema = z.strictObject(settingsShape).partial();
+export type IndexSettingsPatch = z.output<typeof indexSettingsPatchSchema>;
+
+export const createIndexSchema = z.strictObject({
+  name: z.string(),
+  mappings: mappingsSchema.default({}),
+  settings: indexSettingsSchema.default(() => indexSettingsSchema.parse({})),
+});
+export type CreateIndexInput = z.output<typeof createIndexSchema>;
+
+/** PATCH: mappings keep what the client wrote (an absent analyzer or index flag means "unchanged"). */
+export const patchIndexSchema = z.strictObject({
+  mappings: mappingsInputSchema.optional(),
+  settings: indexSettingsPatchSchema.optional(),
+});
+export type PatchIndexInput = z.output<typeof patchIndexSchema>;
+
+const indexNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** Throws `invalid_index_name` (400) unless `name` is 1..64 of [a-z0-9_-], not starting with - or _. */
+export function validateIndexName(name: unknown): string {
+  if (typeof name !== 'string' || !indexNamePattern.test(name)) throw new InvalidIndexNameError(name);
+  return name;
+}
+
+function issuePath(path: PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+function toFieldIssues(issues: z.core.$ZodIssue[]): FieldIssue[] {
+  return issues.map((issue) => {
+    const code = (issue as { params?: { code?: string } }).params?.code;
+    return code === undefined
+      ? { path: issuePath(issue.path), message: issue.message }
+      : { path: issuePath(issue.path), message: issue.message, code };
+  });
+}
+
+/** Mapping problems throw `invalid_mapping`; any other problem throws `validation_failed`. */
+function throwIssues(issues: z.core.$ZodIssue[]): never {
+  const all = toFieldIssues(issues);
+  const mapping = all.filter((i) => i.path === 'mappings' || i.path.startsWith('mappings.'));
+  if (mapping.length > 0) throw new InvalidMappingError(mapping);
+  throw new ValidationError(`Invalid index definition: ${all.map((i) => `${i.path}: ${i.message}`).join('; ')}`, all);
+}
+
+/**
+ * Validates a `POST /v1/indexes` body. Throws, in this order: `invalid_index_name` (400),
+ * `invalid_mapping` (400) and `validation_failed` (400, settings and unknown keys).
+ */
+export function parseCreateIndex(raw: unknown): CreateIndexInput {
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'name' in raw) validateIndexName(raw.name);
+  const result = createIndexSchema.safeParse(raw);
+  if (!result.success) throwIssues(result.error.issues);
+  return result.data;
+}
+
+/** Validates a `PATCH /v1/indexes/{name}` body; throws like `parseCreateIndex`. */
+export function parsePatchIndex(raw: unknown): PatchIndexInput {
+  const result = patchIndexSchema.safeParse(raw);
+  if (!result.success) throwIssues(result.error.issues);
+  return result.data;
+}
+
+export interface MergedMappings {
+  mappings: Mappings;
+  /** True when an existing field's analyzer or `index` flag changed: its documents must be reanalysed. */
+  needsReindex: boolean;
+  added: string[];
+  /** Existing fields whose analyzer or `index` flag changed. */
+  changed: string[];
+}
+
+/**
+ * Applies a mappings patch. New fields are added; an existing field keeps its type (otherwise
+ * `mapping_conflict`, 409) and takes the patch's analyzer and index flag where given. Throws
+ * `invalid_mapping` when a new path would sit inside another (or hold one) or the limit is passed.
+ */
+export function mergeMappings(current: Mappings, patch: Record<string, FieldMappingInput>): MergedMappings {
+  const mappings: Mappings = { ...current };
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const [field, input] of Object.entries(patch)) {
+    const existing = current[field];
+    if (existing === undefined) {
+      mappings[field] = normaliseFieldMapping(input);
+      added.push(field);
+      continue;
+    }
+    if (existing.type !== input.type) throw new MappingConflictError(field, existing.type, input.type);
+    const next = normaliseFieldMapping({
+      type: existing.type,
+      analyzer: input.analyzer ?? existing.analyzer,
+      index: input.index ?? existing.index,
+    });
+    if (next.analyzer !== existing.analyzer || next.index !== existing.index) {
+      mappings[field] = next;
+      changed.push(field);
+    }
+  }
+  // The current mappings were valid, so any path problem now involves an added field.
+  const problems = added.length > 0 ? pathProblems(Object.keys(mappings)) : [];
+  if (problems.length > 0) {
+    throw new InvalidMappingError(problems.map(([path, message]) => ({ path: path === '' ? 'mappings' : `mappings.${path}`, message })));
+  }
+  return { mappings, needsReindex: changed.length > 0, added, changed };
+}
+
+/** Applies a settings patch; `changed` lists the keys whose value differs. */
+export function mergeSettings(current: IndexSettings, patch: IndexSettingsPatch): { settings: IndexSettings; changed: string[] } {
+  const settings: IndexSettings = { ...current };
+  const changed: string[] = [];
+  for (const [key, value] of Object.entries(patch) as Array<[keyof IndexSettings, unknown]>) {
+    if (value === undefined || settings[key] === value) continue;
+    (settings as Record<string, unknown>)[key] = value;
+    changed.push(key);
+  }
+  return { settings, changed };
+}

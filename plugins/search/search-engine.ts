@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { KernelRunner } from '../../kernels/src/index.js';
+import { ConflictError, NotFoundError } from '../../runtime/errors.js';
+import type { StoreNamespace } from '../../runtime/store.js';
+import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
+import { openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
+
+/** The seed's IndexDefinition, with the statistics `GET /v1/indexes` promises. */
+export interface IndexDefinition {
+  name: string;
+  mappings: IndexRecord['mappings'];
+  settings: IndexRecord['settings'];
+  docCount: number;
+  createdAt: string;
+  updatedAt: string;
+  stats: { segments: number; deletedDocs: number; fields: number };
+}
+
+export class IndexNotFoundError extends NotFoundError {
+  constructor(name: string) {
+    super('index_not_found', `Index "${name}" does not exist.`, { details: { index: name } });
+  }
+}
+
+export class DocumentNotFoundError extends NotFoundError {
+  constructor(index: string, id: string) {
+    super('document_not_found', `Index "${index}" has no document "${id}".`, { details: { index, id } });
+  }
+}
+
+/** Every index of the deployment: the catalogue in LMDB and the live indexes over it. */
+export class SearchEngine {
+  private readonly indexes = new Map<string, SearchIndex>();
+  private readonly dbs: IndexDatabases;
+  private readonly store: StoreNamespace;
+  private readonly kernels: () => KernelRunner;
+  private readonly log: Logger;
+
+  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger }) {
+    this.store = deps.store;
+    this.kernels = deps.kernels;
+    this.log = deps.log;
+    this.dbs = openDatabases(deps.store);
+  }
+
+  /** Open every stored index and load its segments into kernel memory. */
+  load(): void {
+    for (const { value } of this.dbs.indexes.getRange()) {
+      const index = this.open(value);
+      index.load();
+      this.indexes.set(value.name, index);
+    }
+    this.log.info({ indexes: this.indexes.size }, 'search indexes loaded');
+  }
+
+  private open(record: IndexRecord): SearchIndex {
+    return new SearchIndex(record, { dbs: this.dbs, store: this.store, kernels: this.kernels, log: this.log });
+  }
+
+  list(): IndexDefinition[] {
+    return [...this.indexes.values()].sort((a, b) => a.name.localeCompare(b.name)).map(describe);
+  }
+
+  get(name: string): SearchIndex {
+    const index = this.indexes.get(name);
+    if (!index) throw new IndexNotFoundError(name);
+    return index;
+  }
+
+  has(name: string): boolean {
+    return this.indexes.has(name);
+  }
+
+  async create(input: CreateIndexInput): Promise<IndexDefinition> {
+    const name = validateIndexName(input.name);
+    if (this.indexes.has(name)) throw new ConflictError('index_exists', `Index "${name}" already exists.`, { details: { index: name } });
+    const now = new Date().toISOString();
+    const record: IndexRecord = { name, uuid: randomUUID(), mappings: input.mappings, settings: input.settings, createdAt: now, updatedAt: now, nextSegment: 1 };
+    // Claim the name before the write so two concurrent creates cannot both succeed.
+    const index = this.open(record);
+    this.indexes.set(name, index);
+    try {
+      await this.dbs.indexes.put(name, record);
+    } catch (err) {
+      this.indexes.delete(name);
+      throw err;
+    }
+    return describe(index);
+  }
+
+  /** Change settings and add mappings; a change that alters analysis re-indexes the documents. */
+  async patch(name: string, input: PatchIndexInput): Promise<{ index: IndexDefinition; reindexed: boolean }> {
+    const index = this.get(name);
+    const merged = input.mappings ? mergeMappings(index.record.mappings, input.mappings) : undefined;
+    const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
+    const analysisChanged = (merged?.needsReindex ?? false) || (settings?.changed.includes('dynamic') ?? false);
+    const record: IndexRecord = {
+      ...index.record,
+      mappings: merged?.mappings ?? index.record.mappings,
+      settings: settings?.settings ?? index.record.settings,
+      updatedAt: new Date().toISOString(),
+    };
+    await this.dbs.indexes.put(name, record);
+    index.record = record;
+    // New mapped fields apply to documents already stored too, so they are re-read as well.
+    const reindex = analysisChanged || (merged?.added.length ?? 0) > 0;
+    if (reindex && index.docCount > 0) await index.reindex();
+    return { index: describe(index), reindexed: reindex && index.docCount > 0 };
+  }
+
+  async delete(name: string): Promise<void> {
+    const index = this.get(name);
+    this.indexes.delete(name);
+    await index.drop();
+  }
+
+  close(): void {
+    for (const index of this.indexes.values()) index.close();
+    this.indexes.clear();
+  }
+}
+
+export function describe(index: SearchIndex): IndexDefinition {
+  const r = index.record;
+  let deleted = 0;
+  for (const s of index.segments) deleted += s.deletedCount;
+  return {
+    name: r.name,
+    mappings: r.mappings,
+    settings: r.settings,
+    docCount: index.docCount,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    stats: { segments: index.segments.length, deletedDocs: deleted, fields: Object.keys(r.mappings).length },
+  };
+}

@@ -1,0 +1,99 @@
+import type { ErrorCodeDoc } from '../../runtime/error-codes.js';
+import { ConflictError, InputError, type FieldIssue } from '../../runtime/errors.js';
+
+/**
+ * Errors of index definitions, documents, filters and projections. Per-document problems met while
+ * ingesting are not thrown: `prepareDocument` returns them as `{ok: false, code, message, path}` so
+ * one bad document never sinks a batch; their codes are listed here so docs/errors.md has them.
+ */
+
+export class InvalidIndexNameError extends InputError {
+  constructor(name: unknown) {
+    super(
+      'invalid_index_name',
+      `Index name ${JSON.stringify(name) ?? String(name)} is invalid: use 1 to 64 lowercase letters, digits, "-" and "_", not starting with "-" or "_"`,
+      { details: { name } },
+    );
+    this.name = 'InvalidIndexNameError';
+  }
+}
+
+export class InvalidMappingError extends InputError {
+  constructor(issues: FieldIssue[]) {
+    super('invalid_mapping', `Invalid mapping: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { details: { issues } });
+    this.name = 'InvalidMappingError';
+  }
+}
+
+export class MappingConflictError extends ConflictError {
+  constructor(field: string, from: string, to: string) {
+    super(
+      'mapping_conflict',
+      `Field "${field}" is mapped as ${from}; it cannot become ${to} (create a new index and reindex instead)`,
+      { details: { field, from, to } },
+    );
+    this.name = 'MappingConflictError';
+  }
+}
+
+export class InvalidFilterError extends InputError {
+  constructor(path: string, message: string) {
+    super('invalid_filter', `${path}: ${message}`, { details: { path } });
+    this.name = 'InvalidFilterError';
+  }
+}
+
+export class InvalidProjectionError extends InputError {
+  constructor(message: string, path?: string) {
+    super('invalid_projection', message, path === undefined ? undefined : { details: { path } });
+    this.name = 'InvalidProjectionError';
+  }
+}
+
+export const searchErrorCodes: ErrorCodeDoc[] = [
+  {
+    code: 'invalid_index_name',
+    status: 400,
+    when: 'An index name is not 1 to 64 lowercase letters, digits, `-` and `_` starting with a letter or digit; `details.name` repeats it.',
+  },
+  {
+    code: 'invalid_mapping',
+    status: 400,
+    when: 'A field mapping has an unknown type, an `analyzer` on a non-text field, an unknown analyzer, an unknown key, a malformed or reserved field path, or two paths where one is inside the other (`a` and `a.b`); `details.issues` gives each path, such as `mappings.title.analyzer`.',
+  },
+  {
+    code: 'mapping_conflict',
+    status: 409,
+    when: 'A mapping change would change an existing field\'s type; `details` is `{field, from, to}`. Adding fields, or changing a field\'s analyzer or `index` flag (which reindexes), is allowed.',
+  },
+  {
+    code: 'validation_failed',
+    status: 400,
+    when: 'A document value does not match its field\'s mapping (per document, in `errors[]`, with the field path), or index settings are invalid (`details.issues`).',
+  },
+  {
+    code: 'invalid_document',
+    status: 400,
+    when: 'Per document, in `errors[]`: the document is not a JSON object.',
+  },
+  {
+    code: 'invalid_document_id',
+    status: 400,
+    when: 'Per document, in `errors[]`: `id` is not a non-empty string or a finite number, or is longer than 512 bytes in UTF-8.',
+  },
+  {
+    code: 'invalid_vector',
+    status: 400,
+    when: 'Per document, in `errors[]`: `_vector` is not an array of `vectorDimensions` finite numbers, or the index has no `vectorDimensions`.',
+  },
+  {
+    code: 'invalid_filter',
+    status: 400,
+    when: 'A search or delete filter is malformed, names an unknown field or a field that is not keyword, number, boolean, date or `id`, or has a value of the wrong type; `details.path` is the JSON path of the bad node, such as `filter.and[1].range.price`.',
+  },
+  {
+    code: 'invalid_projection',
+    status: 400,
+    when: '`projection` mixes 1 and 0 (only `id` may differ), has a value other than 0 or 1 or an empty path, or comes together with `select`.',
+  },
+];

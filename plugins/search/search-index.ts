@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import type { Database } from 'lmdb';
+import type { Logger } from 'pino';
+import type { KernelRunner, DocLengthsBlock, PostingsBlock } from '../../kernels/src/index.js';
+import type { StoreNamespace } from '../../runtime/store.js';
+import { getAnalyzer, type Analyzer } from './analyzer.js';
+import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
+import { prepareDocument } from './document-validation.js';
+import type { FieldMapping, IndexSettings } from './mappings.js';
+import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
+
+
+/** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
+export interface IndexRecord {
+  name: string;
+  uuid: string;
+  mappings: Record<string, FieldMapping>;
+  settings: IndexSettings;
+  createdAt: string;
+  updatedAt: string;
+  nextSegment: number;
+}
+
+interface DocEntry {
+  source: Record<string, unknown>;
+  seg: number;
+  ord: number;
+}
+
+/** A segment as searched: its data, its tombstones, and its text fields in kernel memory. */
+export interface LoadedSegment {
+  id: number;
+  data: SegmentData;
+  deleted: Bitset;
+  deletedCount: number;
+  fields: Record<string, { postings: PostingsBlock; lengths: DocLengthsBlock }>;
+}
+
+export interface IndexDatabases {
+  indexes: Database<IndexRecord, string>;
+  docs: Database<DocEntry, [string, string]>;
+  segments: Database<Record<string, unknown>, [string, number]>;
+  tombstones: Database<Buffer, [string, number]>;
+}
+
+export interface UpsertResult {
+  indexed: number;
+  ids: string[];
+  errors: Array<{ position: number; id?: string; code: string; message: string }>;
+}
+
+export function openDatabases(store: StoreNamespace): IndexDatabases {
+  return {
+    indexes: store.db<IndexRecord, string>('indexes'),
+    docs: store.db<DocEntry, [string, string]>('docs'),
+    segments: store.db<Record<string, unknown>, [string, number]>('segments'),
+    tombstones: store.db<Buffer, [string, number]>('tombstones'),
+  };
+}
+
+/**
+ * One live index. Writes are serialised (one at a time per index) and each is one LMDB
+ * transaction: the new segment, the tombstones of replaced documents and the stored sources commit
+ * together, so a write acknowledged to a client is on disk and a crash never leaves half of one.
+ * Searches read an immutable array of segments that a write replaces when it has committed, so
+ * reads are never blocked by ingestion.
+ */
+export class SearchIndex {
+  record: IndexRecord;
+  segments: readonly LoadedSegment[] = [];
+  private readonly dbs: IndexDatabases;
+  private readonly store: StoreNamespace;
+  private readonly kernels: () => KernelRunner;
+  private readonly log: Logger;
+  private writing: Promise<unknown> = Promise.resolve();
+  private analyzerCache = new Map<string, Analyzer>();
+
+  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger }) {
+    this.record = record;
+    this.dbs = deps.dbs;
+    this.store = deps.store;
+    this.kernels = deps.kernels;
+    this.log = deps.log;
+  }
+
+  get name(): string {
+    return this.record.name;
+  }
+
+  get docCount(): number {
+    let n = 0;
+    for (const s of this.segments) n += s.data.docCount - s.deletedCount;
+    return n;
+  }
+
+  analyzerFor(field: string): Analyzer {
+    const mapping = this.record.mappings[field];
+    const name = mapping?.analyzer ?? 'standard';
+    let analyzer = this.analyzerCache.get(name);
+    if (!analyzer) this.analyzerCache.set(name, (analyzer = getAnalyzer(name)));
+    return analyzer;
+  }
+
+  /** Text fields that are indexed, in mapping order. */
+  textFields(): string[] {
+    return Object.entries(this.record.mappings)
+      .filter(([, m]) => m.type === 'text' && m.index !== false)
+      .map(([f]) => f);
+  }
+
+  /** Load every stored segment and its tombstones (at start-up). */
+  load(): void {
+    const segments: LoadedSegment[] = [];
+    for (const { key, value } of this.dbs.segments.getRange({ start: [this.record.uuid, 0], end: [this.record.uuid, Number.MAX_SAFE_INTEGER] })) {
+      const id = key[1];
+      const data = decodeSegment(value);
+      const stored = this.dbs.tombstones.get([this.record.uuid, id]);
+      const deleted = stored ? new Uint32Array(stored.buffer.slice(stored.byteOffset, stored.byteOffset + stored.byteLength)) : emptySet(data.docCount);
+      segments.push(this.toLoaded(id, data, deleted));
+    }
+    this.segments = segments;
+  }
+
+  private toLoaded(id: number, data: SegmentData, deleted: Bitset): LoadedSegment {
+    const runner = this.kernels();
+    const fields: LoadedSegment['fields'] = {};
+    for (const [field, t] of Object.entries(data.text)) {
+      if (t.docs.length === 0) continue;
+      fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
+    }
+    return { id, data, deleted, deletedCount: popcount(deleted), fields };
+  }
+
+  private release(segment: LoadedSegment): void {
+    const runner = this.kernels();
+    for (const f of Object.values(segment.fields)) {
+      runner.release(f.postings);
+      runner.release(f.lengths);
+    }
+  }
+
+  /** Run `fn` after every earlier write of this index has finished. */
+  private serialise<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.writing.then(fn, fn);
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  getDocument(id: string): Record<string, unknown> | undefined {
+    return this.dbs.docs.get([this.record.uuid, id])?.source;
+  }
+
+  sourceAt(segment: LoadedSegment, ord: number): Record<string, unknown> | undefined {
+    return this.getDocument(segment.data.ids[ord]!);
+  }
+
+  /** Validate, then index the valid documents as one new segment; one bad document fails alone. */
+  upsert(raw: readonly unknown[]): Promise<UpsertResult> {
+    return this.serialise(async () => {
+      const errors: UpsertResult['errors'] = [];
+      const byId = new Map<string, { position: number; doc: IndexableDocument; source: Record<string, unknown> }>();
+      let inferred: Record<string, FieldMapping> | undefined;
+      raw.forEach((item, position) => {
+        const mappings = inferred ? { ...this.record.mappings, ...inferred } : this.record.mappings;
+        const prepared = prepareDocument(item, mappings, { dynamic: this.record.settings.dynamic, vectorDimensions: this.record.settings.vectorDimensions });
+        if (!prepared.ok) {
+          const id = typeof (item as { id?: unknown })?.id === 'string' ? (item as { id: string }).id : undefined;
+          errors.push({ position, ...(id !== undefined ? { id } : {}), code: prepared.code, message: prepared.message });
+          return;
+        }
+        if (prepared.inferred) inferred = { ...inferred, ...prepared.inferred };
+        const id = prepared.id ?? generateId();
+        const source = { ...prepared.source, id };
+        // Within one batch the last version of an id wins, as it would over two requests.
+        byId.set(id, { position, doc: { id, fields: prepared.fields as IndexableDocument['fields'] }, source });
+      });
+      const accepted = [...byId.values()].sort((a, b) => a.position - b.position);
+      if (accepted.length === 0) return { indexed: 0, ids: [], errors };
+
+      if (inferred) this.record = { ...this.record, mappings: { ...this.record.mappings, ...inferred } };
+      const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
+      const data = buildSegment(accepted.map((a) => a.doc), analyzers);
+      const segId = this.record.nextSegment;
+      const uuid = this.record.uuid;
+      const now = new Date().toISOString();
+      const record: IndexRecord = { ...this.record, nextSegment: segId + 1, updatedAt: now };
+
+      // Tombstones for the documents these replace, copied so searches keep their snapshot.
+      const changed = new Map<number, Bitset>();
+      for (const a of accepted) {
+        const previous = this.dbs.docs.get([uuid, a.doc.id]);
+        if (!previous) continue;
+        const seg = this.segments.find((s) => s.id === previous.seg);
+        if (!seg) continue;
+        let set = changed.get(seg.id);
+        if (!set) changed.set(seg.id, (set = seg.deleted.slice()));
+        add(set, previous.ord);
+      }
+
+      await this.store.transaction(() => {
+        void this.dbs.segments.put([uuid, segId], encodeSegment(data));
+        for (const [id, set] of changed) void this.dbs.tombstones.put([uuid, id], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
+        accepted.forEach((a, ord) => void this.dbs.docs.put([uuid, a.doc.id], { source: a.source, seg: segId, ord }));
+        void this.dbs.indexes.put(record.name, record);
+      });
+
+      this.record = record;
+      const loaded = this.toLoaded(segId, data, emptySet(data.docCount));
+      this.segments = [
+        ...this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s)),
+        loaded,
+      ];
+      return { indexed: accepted.length, ids: accepted.map((a) => a.doc.id), errors };
+    });
+  }
+
+  /** Delete by id; returns how many existed. */
+  delete(ids: readonly string[]): Promise<number> {
+    return this.serialise(async () => {
+      const uuid = this.record.uuid;
+      const changed = new Map<number, Bitset>();
+      const existing: string[] = [];
+      for (const id of new Set(ids)) {
+        const entry = this.dbs.docs.get([uuid, id]);
+        if (!entry) continue;
+        existing.push(id);
+        const seg = this.segments.find((s) => s.id === entry.seg);
+        if (!seg) continue;
+        let set = changed.get(seg.id);
+        if (!set) changed.set(seg.id, (set = seg.deleted.slice()));
+        add(set, entry.ord);
+      }
+      if (existing.length === 0) return 0;
+      const record = { ...this.record, updatedAt: new Date().toISOString() };
+      await this.store.transaction(() => {
+        for (const id of existing) void this.dbs.docs.remove([uuid, id]);
+        for (const [segId, set] of changed) void this.dbs.tombstones.put([uuid, segId], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
+        void this.dbs.indexes.put(record.name, record);
+      });
+      this.record = record;
+      this.segments = this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s));
+      return existing.length;
+    });
+  }
+
+  /**
+   * Merge when segments pile up: the live documents of all segments are re-indexed into one, in
+   * one transaction, and the old segments' kernel memory is released. Small writes make many
+   * small segments; this keeps a query's per-segment overhead bounded.
+   */
+  mergeIfNeeded(maxSegments: number): Promise<boolean> {
+    return this.serialise(async () => {
+      if (this.segments.length <= maxSegments) return false;
+      const uuid = this.record.uuid;
+      const docs: IndexableDocument[] = [];
+      const sources: Array<Record<string, unknown>> = [];
+      for (const seg of this.segments) {
+        for (let ord = 0; ord < seg.data.docCount; ord++) {
+          if (has(seg.deleted, ord)) continue;
+          const entry = this.dbs.docs.get([uuid, seg.data.ids[ord]!]);
+          if (!entry) continue;
+          const prepared = prepareDocument(entry.source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
+          if (!prepared.ok) continue;
+          docs.push({ id: seg.data.ids[ord]!, fields: prepared.fields as IndexableDocument['fields'] });
+          sources.push(entry.source);
+        }
+      }
+      const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
+      const data = buildSegment(docs, analyzers);
+      const segId = this.record.nextSegment;
+      const record = { ...this.record, nextSegment: segId + 1 };
+      const old = this.segments;
+      await this.store.transaction(() => {
+        for (const seg of old) {
+          void this.dbs.segments.remove([uuid, seg.id]);
+          void this.dbs.tombstones.remove([uuid, seg.id]);
+        }
+        void this.dbs.segments.put([uuid, segId], encodeSegment(data));
+        docs.forEach((d, ord) => void this.dbs.docs.put([uuid, d.id], { source: sources[ord]!, seg: segId, ord }));
+        void this.dbs.indexes.put(record.name, record);
+      });
+      this.record = record;
+      this.segments = [this.toLoaded(segId, data, emptySet(data.docCount))];
+      for (const seg of old) this.release(seg);
+      this.log.info({ index: record.name, merged: old.length, docs: docs.length }, 'segments merged');
+      return true;
+    });
+  }
+
+  /** Re-index every document (after a mapping change that alters analysis). */
+  reindex(): Promise<void> {
+    return this.mergeIfNeeded(-1).then(() => undefined);
+  }
+
+  /** Drop the index's data and free its kernel memory. */
+  drop(): Promise<void> {
+    return this.serialise(async () => {
+      const uuid = this.record.uuid;
+      await this.store.transaction(() => {
+        for (const key of this.dbs.docs.getKeys({ start: [uuid, ''], end: [uuid, '\uffff'] })) void this.dbs.docs.remove(key);
+        for (const seg of this.segments) {
+          void this.dbs.segments.remove([uuid, seg.id]);
+          void this.dbs.tombstones.remove([uuid, seg.id]);
+        }
+        void this.dbs.indexes.remove(this.record.name);
+      });
+      for (const seg of this.segments) this.release(seg);
+      this.segments = [];
+    });
+  }
+
+  close(): void {
+    for (const seg of this.segments) this.release(seg);
+    this.segments = [];
+  }
+}
+
+function generateId(): string {
+  // 16 random bytes, URL-safe: unique without coordination, like Elasticsearch's auto ids.
+  return randomBytes(16).toString('base64url');
+}

@@ -1,0 +1,274 @@
+import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from '../../kernels/src/index.js';
+import { InputError } from '../../runtime/errors.js';
+import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from './bitset.js';
+import { evaluateFilter, type FilterNode } from './filter.js';
+import { highlightDocument } from './highlight.js';
+import { isFlatDisjunction, matchSet, phraseMatches } from './match-set.js';
+import { compileProjection, projectSource } from './projection.js';
+import { positiveLeaves, type QueryNode } from './query-ast.js';
+import { parseQuery } from './query-parser.js';
+import { segmentColumns } from './segment-columns.js';
+import type { LoadedSegment, SearchIndex } from './search-index.js';
+import { lookup } from './segment.js';
+
+export interface KeywordQuery {
+  q?: string;
+  fields?: string[];
+  operator?: 'AND' | 'OR';
+  minimumShouldMatch?: string;
+  highlight?: boolean;
+  size: number;
+  from: number;
+  sort?: Array<{ field: string; order: 'asc' | 'desc' }>;
+  projection?: Record<string, 0 | 1>;
+  select?: string[];
+  filter?: FilterNode;
+}
+
+export interface Hit {
+  id: string;
+  score: number;
+  source: Record<string, unknown>;
+  highlight: Record<string, string[]>;
+}
+
+export interface KeywordResult {
+  total: number;
+  hits: Hit[];
+}
+
+/** `title^2` -> { field: 'title', boost: 2 }; only indexed text fields can be searched. */
+export function resolveFields(index: SearchIndex, requested: readonly string[] | undefined): Array<{ field: string; boost: number }> {
+  const text = index.textFields();
+  if (!requested || requested.length === 0) return text.map((field) => ({ field, boost: 1 }));
+  return requested.map((spec, i) => {
+    const match = /^(.+?)(?:\^(\d+(?:\.\d+)?))?$/.exec(spec)!;
+    const field = match[1]!;
+    const boost = match[2] === undefined ? 1 : Number(match[2]);
+    if (!text.includes(field)) {
+      throw new InputError('validation_failed', `fields[${i}]: "${field}" is not an indexed text field of index "${index.name}".`, {
+        details: { issues: [{ path: `fields[${i}]`, message: `expected one of ${text.join(', ') || '(no text fields)'}` }] },
+      });
+    }
+    return { field, boost };
+  });
+}
+
+function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * BM25 keyword search over an index's segments. The kernel scores every positive leaf (each term
+ * in each searched field, phrases as postings of their matches) and counts matches; JS computes
+ * an exact match set only when the query needs one (must / mustNot / phrases / nesting), and the
+ * filter and tombstones reach the kernel as one bitset per segment.
+ */
+export async function searchKeyword(index: SearchIndex, runner: KernelRunner, query: KeywordQuery): Promise<KeywordResult> {
+  const fields = resolveFields(index, query.fields);
+  // Checked once, before any work, so a bad projection is a 400 even when nothing matches.
+  const projection = compileProjection(query.projection, query.select);
+  const segments = index.segments;
+  const n = index.docCount;
+  if (n === 0 || segments.length === 0) return { total: 0, hits: [] };
+
+  const analyzers = Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)]));
+  const analyzer = fields.length > 0 ? index.analyzerFor(fields[0]!.field) : index.analyzerFor('');
+  const ast = parseQuery(query.q ?? '', {
+    analyzer,
+    fields: analyzers,
+    defaultOperator: query.operator ?? index.record.settings.defaultOperator,
+    minimumShouldMatch: query.minimumShouldMatch ?? index.record.settings.minimumShouldMatch,
+  });
+  const scope = { fields: fields.map((f) => f.field) };
+  const leaves = dedupeLeaves(positiveLeaves(ast));
+  const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
+    ast.type === 'term' ? { type: 'bool', must: [], should: [ast], mustNot: [], minimumShouldMatch: 1 } : isFlatDisjunction(ast) ? ast : undefined;
+
+  // Collection statistics across segments (deleted documents included until a merge, as Lucene does).
+  let docsTotal = 0;
+  const sumLength: Record<string, number> = {};
+  for (const seg of segments) {
+    docsTotal += seg.data.docCount;
+    for (const { field } of fields) sumLength[field] = (sumLength[field] ?? 0) + (seg.data.text[field]?.sumLength ?? 0);
+  }
+  const avgdl = (field: string): number => Math.max(sumLength[field]! / docsTotal, 1e-6);
+  const df = (field: string, term: string): number => {
+    let count = 0;
+    for (const seg of segments) {
+      const text = seg.data.text[field];
+      if (!text) continue;
+      const i = lookup(text.terms, term);
+      if (i !== -1) count += text.termStarts[i + 1]! - text.termStarts[i]!;
+    }
+    return count;
+  };
+
+  const temporary: Array<PostingsBlock | BitsetBlock> = [];
+  const bm25Segments: Bm25Segment[] = [];
+  const matchSets: Array<Bitset | undefined> = [];
+  let exactTotal = 0;
+  let docBase = 0;
+  const bases: number[] = [];
+  try {
+    for (const seg of segments) {
+      bases.push(docBase);
+      const count = seg.data.docCount;
+      // Documents allowed at all: not deleted, passing the filter, and (when needed) matching exactly.
+      let allowed: Bitset | undefined;
+      if (seg.deletedCount > 0) allowed = andNotInPlace(fullSet(count), seg.deleted);
+      if (query.filter) {
+        const passing = evaluateFilter(query.filter, segmentColumns(seg), count);
+        allowed = allowed ? andInPlace(allowed, passing) : passing;
+      }
+      let exact: Bitset | undefined;
+      if (!flat) {
+        exact = matchSet(ast, seg.data, scope);
+        if (allowed) andInPlace(exact, allowed);
+        exactTotal += popcount(exact);
+      }
+      matchSets.push(exact ?? allowed);
+      const terms: Bm25Term[] = [];
+      leaves.forEach((leaf, t) => {
+        for (const { field, boost } of fields) {
+          if (leaf.field !== undefined && leaf.field !== field) continue;
+          const loaded = seg.fields[field];
+          const text = seg.data.text[field];
+          if (!loaded || !text) continue;
+          if (leaf.type === 'term') {
+            const i = lookup(text.terms, leaf.term);
+            if (i === -1) continue;
+            const start = text.termStarts[i]!;
+            const end = text.termStarts[i + 1]!;
+            terms.push({ postings: runner.postingsView(loaded.postings, start, end - start), docLengths: loaded.lengths, avgdl: avgdl(field), idf: idf(n, df(field, leaf.term)), boost, term: t });
+          } else {
+            const matches = phraseMatches(text, leaf.terms, leaf.positions);
+            if (matches.size === 0) continue;
+            const docs = Uint32Array.from([...matches.keys()].sort((a, b) => a - b));
+            const tfs = Uint32Array.from(docs, (d) => matches.get(d)!);
+            const postings = runner.loadPostings(docs, tfs);
+            temporary.push(postings);
+            const phraseIdf = leaf.terms.reduce((sum, term) => sum + idf(n, df(field, term)), 0);
+            terms.push({ postings, docLengths: loaded.lengths, avgdl: avgdl(field), idf: phraseIdf, boost, term: t });
+          }
+        }
+      });
+      const filterSet = exact ?? allowed;
+      let filter: BitsetBlock | undefined;
+      if (filterSet) {
+        filter = runner.loadBitset(filterSet, count);
+        temporary.push(filter);
+      }
+      bm25Segments.push({ docBase, docCount: count, terms, ...(filter ? { filter } : {}) });
+      docBase += count;
+    }
+
+    const want = query.from + query.size;
+    const sorting = query.sort !== undefined && query.sort.length > 0;
+    const scoring = leaves.length > 0 && ast.type !== 'all';
+    let ranked: Array<{ global: number; score: number }>;
+    let total: number;
+    if (scoring) {
+      const result = await runner.bm25({
+        segments: bm25Segments,
+        k: Math.max(1, sorting ? docsTotal : want),
+        k1: index.record.settings.k1,
+        b: index.record.settings.b,
+        minimumShouldMatch: flat ? Math.max(1, flat.minimumShouldMatch) : 1,
+      });
+      ranked = Array.from(result.ids, (global, i) => ({ global, score: result.scores[i]! }));
+      total = flat ? result.total : exactTotal;
+    } else {
+      // Match-all style queries: every allowed document, constant score, in index order.
+      ranked = [];
+      segments.forEach((seg, i) => {
+        const set = matchSets[i] ?? fullSet(seg.data.docCount);
+        for (const ord of members(set)) ranked.push({ global: bases[i]! + ord, score: 1 });
+      });
+      total = ranked.length;
+    }
+
+    const locate = (global: number): { seg: LoadedSegment; ord: number } => {
+      let s = segments.length - 1;
+      while (bases[s]! > global) s--;
+      return { seg: segments[s]!, ord: global - bases[s]! };
+    };
+    if (sorting) ranked = sortBy(index, ranked, locate, query.sort!);
+    const page = ranked.slice(query.from, want);
+
+    const highlightTerms = new Set(leaves.flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
+    const highlightFields = fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
+    const hits: Hit[] = [];
+    for (const { global, score } of page) {
+      const { seg, ord } = locate(global);
+      const id = seg.data.ids[ord]!;
+      const source = index.getDocument(id);
+      if (!source) continue;
+      hits.push({
+        id,
+        score,
+        source: projectSource(source, projection),
+        highlight: query.highlight === false || highlightTerms.size === 0 ? {} : highlightDocument(source, highlightFields, highlightTerms),
+      });
+    }
+    return { total, hits };
+  } finally {
+    for (const block of temporary) runner.release(block);
+  }
+}
+
+function dedupeLeaves<T extends { type: string }>(leaves: T[]): T[] {
+  const seen = new Set<string>();
+  return leaves.filter((leaf) => {
+    const key = JSON.stringify(leaf);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function sortBy(
+  index: SearchIndex,
+  ranked: Array<{ global: number; score: number }>,
+  locate: (global: number) => { seg: LoadedSegment; ord: number },
+  sort: NonNullable<KeywordQuery['sort']>,
+): Array<{ global: number; score: number }> {
+  const keyed = ranked.map((r) => {
+    const { seg, ord } = locate(r.global);
+    const keys = sort.map(({ field, order }) => {
+      const numeric = seg.data.numeric[field];
+      if (numeric) {
+        const v = order === 'asc' ? numeric.min[ord]! : numeric.max[ord]!;
+        return Number.isNaN(v) ? undefined : v;
+      }
+      const source = index.getDocument(seg.data.ids[ord]!);
+      const value = source === undefined ? undefined : valueAt(source, field);
+      return value === undefined || value === null ? undefined : Array.isArray(value) ? value[0] : value;
+    });
+    return { r, keys, id: seg.data.ids[ord]! };
+  });
+  keyed.sort((a, b) => {
+    for (let i = 0; i < sort.length; i++) {
+      const x = a.keys[i];
+      const y = b.keys[i];
+      if (x === y) continue;
+      // Missing values sort last in either direction, as Elasticsearch does.
+      if (x === undefined) return 1;
+      if (y === undefined) return -1;
+      const cmp = x < y ? -1 : 1;
+      return sort[i]!.order === 'asc' ? cmp : -cmp;
+    }
+    return b.r.score - a.r.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  });
+  return keyed.map((k) => k.r);
+}
+
+export function valueAt(source: Record<string, unknown>, path: string): unknown {
+  if (path in source) return source[path];
+  let value: unknown = source;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
