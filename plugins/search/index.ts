@@ -27,16 +27,25 @@ export default definePlugin({
     const scheduleMerge = (name: string): void => {
       if (merging.has(name) || !engine.has(name) || engine.get(name).segments.length <= ctx.config.maxSegments) return;
       merging.add(name);
-      ctx.tasks.run(`merge:${name}`, async () => {
-        try {
-          if (engine.has(name)) await engine.get(name).mergeIfNeeded(ctx.config.maxSegments);
-        } finally {
-          merging.delete(name);
-        }
-      });
+      try {
+        ctx.tasks.run(`merge:${name}`, async () => {
+          try {
+            if (engine.has(name)) await engine.get(name).mergeIfNeeded(ctx.config.maxSegments);
+          } finally {
+            merging.delete(name);
+          }
+        });
+      } catch {
+        // Shutting down: the merge happens after the next start's first write instead.
+        merging.delete(name);
+      }
     };
-    registerRoutes(ctx, () => engine, scheduleMerge);
+    engine.onWrite = (index) => scheduleMerge(index.name);
+    registerRoutes(ctx, () => engine);
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());
   },
 });
+
+export type { SearchEngine } from './search-engine.js';
+export type { SearchIndex, UpsertResult } from './search-index.js';

@@ -69,7 +69,7 @@ async function readDocuments(request: RouteRequest<unknown, unknown>): Promise<u
   });
 }
 
-export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => SearchEngine, scheduleMerge: (name: string) => void): void {
+export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => SearchEngine): void {
   const tags = ['search'];
   ctx.routes.add({
     method: 'GET',
@@ -133,9 +133,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     handler: async (request) => {
       const index = engine().get(request.params.name!);
       const docs = await readDocuments(request);
-      const result = await index.upsert(docs);
-      scheduleMerge(index.name);
-      return result;
+      return index.upsert(docs);
     },
   });
   ctx.routes.add({

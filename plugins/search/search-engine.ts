@@ -36,6 +36,8 @@ export class SearchEngine {
   private readonly store: StoreNamespace;
   private readonly kernels: () => KernelRunner;
   private readonly log: Logger;
+  /** Called after every committed write to an index (the plugin schedules merges from it). */
+  onWrite: (index: SearchIndex) => void = () => undefined;
 
   constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger }) {
     this.store = deps.store;
@@ -55,7 +57,7 @@ export class SearchEngine {
   }
 
   private open(record: IndexRecord): SearchIndex {
-    return new SearchIndex(record, { dbs: this.dbs, store: this.store, kernels: this.kernels, log: this.log });
+    return new SearchIndex(record, { dbs: this.dbs, store: this.store, kernels: this.kernels, log: this.log, onWrite: (index) => this.onWrite(index) });
   }
 
   list(): IndexDefinition[] {

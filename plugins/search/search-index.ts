@@ -8,6 +8,7 @@ import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
+import { mergeSegmentData } from './segment-merge.js';
 
 
 /** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
@@ -21,8 +22,8 @@ export interface IndexRecord {
   nextSegment: number;
 }
 
-interface DocEntry {
-  source: Record<string, unknown>;
+/** Where a document's live version sits; kept apart from the (possibly large) source so merges rewrite only this. */
+interface Location {
   seg: number;
   ord: number;
 }
@@ -38,7 +39,8 @@ export interface LoadedSegment {
 
 export interface IndexDatabases {
   indexes: Database<IndexRecord, string>;
-  docs: Database<DocEntry, [string, string]>;
+  docs: Database<Record<string, unknown>, [string, string]>;
+  locations: Database<Location, [string, string]>;
   segments: Database<Record<string, unknown>, [string, number]>;
   tombstones: Database<Buffer, [string, number]>;
 }
@@ -52,7 +54,8 @@ export interface UpsertResult {
 export function openDatabases(store: StoreNamespace): IndexDatabases {
   return {
     indexes: store.db<IndexRecord, string>('indexes'),
-    docs: store.db<DocEntry, [string, string]>('docs'),
+    docs: store.db<Record<string, unknown>, [string, string]>('docs'),
+    locations: store.db<Location, [string, string]>('locations'),
     segments: store.db<Record<string, unknown>, [string, number]>('segments'),
     tombstones: store.db<Buffer, [string, number]>('tombstones'),
   };
@@ -74,9 +77,11 @@ export class SearchIndex {
   private readonly log: Logger;
   private writing: Promise<unknown> = Promise.resolve();
   private analyzerCache = new Map<string, Analyzer>();
+  private readonly onWrite: (index: SearchIndex) => void;
 
-  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger }) {
+  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex) => void }) {
     this.record = record;
+    this.onWrite = deps.onWrite ?? (() => undefined);
     this.dbs = deps.dbs;
     this.store = deps.store;
     this.kernels = deps.kernels;
@@ -147,7 +152,7 @@ export class SearchIndex {
   }
 
   getDocument(id: string): Record<string, unknown> | undefined {
-    return this.dbs.docs.get([this.record.uuid, id])?.source;
+    return this.dbs.docs.get([this.record.uuid, id]);
   }
 
   sourceAt(segment: LoadedSegment, ord: number): Record<string, unknown> | undefined {
@@ -188,7 +193,7 @@ export class SearchIndex {
       // Tombstones for the documents these replace, copied so searches keep their snapshot.
       const changed = new Map<number, Bitset>();
       for (const a of accepted) {
-        const previous = this.dbs.docs.get([uuid, a.doc.id]);
+        const previous = this.dbs.locations.get([uuid, a.doc.id]);
         if (!previous) continue;
         const seg = this.segments.find((s) => s.id === previous.seg);
         if (!seg) continue;
@@ -200,7 +205,10 @@ export class SearchIndex {
       await this.store.transaction(() => {
         void this.dbs.segments.put([uuid, segId], encodeSegment(data));
         for (const [id, set] of changed) void this.dbs.tombstones.put([uuid, id], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
-        accepted.forEach((a, ord) => void this.dbs.docs.put([uuid, a.doc.id], { source: a.source, seg: segId, ord }));
+        accepted.forEach((a, ord) => {
+          void this.dbs.docs.put([uuid, a.doc.id], a.source);
+          void this.dbs.locations.put([uuid, a.doc.id], { seg: segId, ord });
+        });
         void this.dbs.indexes.put(record.name, record);
       });
 
@@ -210,6 +218,7 @@ export class SearchIndex {
         ...this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s)),
         loaded,
       ];
+      this.onWrite(this);
       return { indexed: accepted.length, ids: accepted.map((a) => a.doc.id), errors };
     });
   }
@@ -221,7 +230,7 @@ export class SearchIndex {
       const changed = new Map<number, Bitset>();
       const existing: string[] = [];
       for (const id of new Set(ids)) {
-        const entry = this.dbs.docs.get([uuid, id]);
+        const entry = this.dbs.locations.get([uuid, id]);
         if (!entry) continue;
         existing.push(id);
         const seg = this.segments.find((s) => s.id === entry.seg);
@@ -233,7 +242,10 @@ export class SearchIndex {
       if (existing.length === 0) return 0;
       const record = { ...this.record, updatedAt: new Date().toISOString() };
       await this.store.transaction(() => {
-        for (const id of existing) void this.dbs.docs.remove([uuid, id]);
+        for (const id of existing) {
+          void this.dbs.docs.remove([uuid, id]);
+          void this.dbs.locations.remove([uuid, id]);
+        }
         for (const [segId, set] of changed) void this.dbs.tombstones.put([uuid, segId], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
         void this.dbs.indexes.put(record.name, record);
       });
@@ -244,52 +256,71 @@ export class SearchIndex {
   }
 
   /**
-   * Merge when segments pile up: the live documents of all segments are re-indexed into one, in
-   * one transaction, and the old segments' kernel memory is released. Small writes make many
-   * small segments; this keeps a query's per-segment overhead bounded.
+   * Merge when segments pile up, tiered like Lucene's policy: the `factor` smallest segments (by
+   * live documents) are re-indexed into one, in one transaction, until at most `maxSegments`
+   * remain. Merging the small ones first keeps the work per document logarithmic in the index
+   * size, where merging everything into one each time would be quadratic under a long ingest.
    */
-  mergeIfNeeded(maxSegments: number): Promise<boolean> {
+  mergeIfNeeded(maxSegments: number, factor = 4): Promise<boolean> {
     return this.serialise(async () => {
-      if (this.segments.length <= maxSegments) return false;
-      const uuid = this.record.uuid;
-      const docs: IndexableDocument[] = [];
-      const sources: Array<Record<string, unknown>> = [];
-      for (const seg of this.segments) {
-        for (let ord = 0; ord < seg.data.docCount; ord++) {
-          if (has(seg.deleted, ord)) continue;
-          const entry = this.dbs.docs.get([uuid, seg.data.ids[ord]!]);
-          if (!entry) continue;
-          const prepared = prepareDocument(entry.source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
-          if (!prepared.ok) continue;
-          docs.push({ id: seg.data.ids[ord]!, fields: prepared.fields as IndexableDocument['fields'] });
-          sources.push(entry.source);
-        }
+      let merged = false;
+      while (this.segments.length > Math.max(maxSegments, 1)) {
+        const bySize = [...this.segments].sort((a, b) => a.data.docCount - a.deletedCount - (b.data.docCount - b.deletedCount));
+        await this.mergeSegments(bySize.slice(0, Math.max(2, Math.min(factor, this.segments.length - maxSegments + 1))));
+        merged = true;
       }
-      const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
-      const data = buildSegment(docs, analyzers);
-      const segId = this.record.nextSegment;
-      const record = { ...this.record, nextSegment: segId + 1 };
-      const old = this.segments;
-      await this.store.transaction(() => {
-        for (const seg of old) {
-          void this.dbs.segments.remove([uuid, seg.id]);
-          void this.dbs.tombstones.remove([uuid, seg.id]);
-        }
-        void this.dbs.segments.put([uuid, segId], encodeSegment(data));
-        docs.forEach((d, ord) => void this.dbs.docs.put([uuid, d.id], { source: sources[ord]!, seg: segId, ord }));
-        void this.dbs.indexes.put(record.name, record);
-      });
-      this.record = record;
-      this.segments = [this.toLoaded(segId, data, emptySet(data.docCount))];
-      for (const seg of old) this.release(seg);
-      this.log.info({ index: record.name, merged: old.length, docs: docs.length }, 'segments merged');
-      return true;
+      return merged;
     });
   }
 
-  /** Re-index every document (after a mapping change that alters analysis). */
+  /**
+   * Re-analyse every document from its stored source into one segment: after a mapping change
+   * alters analysis. Unlike a merge this reads every source, one at a time.
+   */
   reindex(): Promise<void> {
-    return this.mergeIfNeeded(-1).then(() => undefined);
+    return this.serialise(async () => {
+      if (this.segments.length === 0) return;
+      const uuid = this.record.uuid;
+      const docs: IndexableDocument[] = [];
+      for (const seg of this.segments) {
+        for (let ord = 0; ord < seg.data.docCount; ord++) {
+          if (has(seg.deleted, ord)) continue;
+          const id = seg.data.ids[ord]!;
+          const source = this.dbs.docs.get([uuid, id]);
+          if (!source) continue;
+          const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
+          if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'] });
+        }
+      }
+      const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
+      await this.replaceSegments(this.segments, buildSegment(docs, analyzers));
+    });
+  }
+
+  private async mergeSegments(selected: readonly LoadedSegment[]): Promise<void> {
+    await this.replaceSegments(selected, mergeSegmentData(selected));
+  }
+
+  /** Swap `selected` for one new segment in one transaction; only locations are rewritten. */
+  private async replaceSegments(selected: readonly LoadedSegment[], data: SegmentData): Promise<void> {
+    const uuid = this.record.uuid;
+    const segId = this.record.nextSegment;
+    const record = { ...this.record, nextSegment: segId + 1 };
+    await this.store.transaction(() => {
+      for (const seg of selected) {
+        void this.dbs.segments.remove([uuid, seg.id]);
+        void this.dbs.tombstones.remove([uuid, seg.id]);
+      }
+      if (data.docCount > 0) void this.dbs.segments.put([uuid, segId], encodeSegment(data));
+      data.ids.forEach((id, ord) => void this.dbs.locations.put([uuid, id], { seg: segId, ord }));
+      void this.dbs.indexes.put(record.name, record);
+    });
+    this.record = record;
+    const gone = new Set(selected.map((s) => s.id));
+    const kept = this.segments.filter((s) => !gone.has(s.id));
+    this.segments = data.docCount > 0 ? [...kept, this.toLoaded(segId, data, emptySet(data.docCount))] : kept;
+    for (const seg of selected) this.release(seg);
+    this.log.info({ index: record.name, merged: selected.length, docs: data.docCount }, 'segments merged');
   }
 
   /** Drop the index's data and free its kernel memory. */
@@ -297,7 +328,10 @@ export class SearchIndex {
     return this.serialise(async () => {
       const uuid = this.record.uuid;
       await this.store.transaction(() => {
-        for (const key of this.dbs.docs.getKeys({ start: [uuid, ''], end: [uuid, '\uffff'] })) void this.dbs.docs.remove(key);
+        for (const key of this.dbs.locations.getKeys({ start: [uuid, ''], end: [uuid, '\uffff'] })) {
+          void this.dbs.docs.remove(key);
+          void this.dbs.locations.remove(key);
+        }
         for (const seg of this.segments) {
           void this.dbs.segments.remove([uuid, seg.id]);
           void this.dbs.tombstones.remove([uuid, seg.id]);

@@ -163,4 +163,26 @@ describe('search plugin: indexes, documents, keyword search', () => {
     expect(conflict.status).toBe(409);
     expect((await json(conflict)).error.code).toBe('mapping_conflict');
   });
+
+  it('re-indexes when PATCH changes a field\'s analyzer, and adds new fields to stored documents', async () => {
+    await post(base, { name: 'patchme', mappings: { text: { type: 'text', analyzer: 'standard' } } });
+    await post(`${base}/patchme/documents`, [{ id: 'p1', text: 'The fishermen were running', lang: 'en' }]);
+    expect(ids(await search({ q: 'run' }, 'patchme'))).toEqual([]);
+    const patch = await fetch(`${base}/patchme`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mappings: { text: { type: 'text', analyzer: 'english' }, lang: { type: 'keyword' } } }),
+    });
+    const body = await json(patch);
+    expect(body.reindexed).toBe(true);
+    expect(body.index.mappings.text).toEqual({ type: 'text', analyzer: 'english', index: true });
+    expect(ids(await search({ q: 'run' }, 'patchme'))).toEqual(['p1']);
+    expect(ids(await search({ filter: { eq: { lang: 'en' } } }, 'patchme'))).toEqual(['p1']);
+  });
+
+  it('keeps pages disjoint and in one order across from/size', async () => {
+    const all = ids(await search({ q: 'sea', size: 100 }));
+    const pages = [...ids(await search({ q: 'sea', size: 1, from: 0 })), ...ids(await search({ q: 'sea', size: 1, from: 1 }))];
+    expect(pages).toEqual(all.slice(0, 2));
+  });
 });
