@@ -1,0 +1,77 @@
+import { isTesseraError } from '../../runtime/errors.js';
+import type { SearchEngine } from '../search/index.js';
+import type { BulkResult } from './bulk-result.js';
+
+interface PendingDoc {
+  line: number;
+  doc: unknown;
+}
+
+/**
+ * Collects consecutive operations on one index and applies them in batches. A change of index or
+ * of operation flushes first, so the order of the stream is the order of effect (an `index`
+ * followed by a `delete` of the same id leaves it deleted).
+ */
+export class BulkWriter {
+  private readonly engine: SearchEngine;
+  private readonly result: BulkResult;
+  private readonly batchDocs: number;
+  private index?: string;
+  private op?: 'index' | 'delete';
+  private docs: PendingDoc[] = [];
+  private deletes: Array<{ line: number; id: string }> = [];
+
+  constructor(engine: SearchEngine, result: BulkResult, batchDocs: number) {
+    this.engine = engine;
+    this.result = result;
+    this.batchDocs = batchDocs;
+  }
+
+  async add(index: string, line: number, doc: unknown): Promise<void> {
+    if (this.index !== index || this.op !== 'index') await this.flush();
+    this.index = index;
+    this.op = 'index';
+    this.docs.push({ line, doc });
+    if (this.docs.length >= this.batchDocs) await this.flush();
+  }
+
+  async remove(index: string, line: number, id: string): Promise<void> {
+    if (this.index !== index || this.op !== 'delete') await this.flush();
+    this.index = index;
+    this.op = 'delete';
+    this.deletes.push({ line, id });
+    if (this.deletes.length >= this.batchDocs) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const index = this.index;
+    const docs = this.docs;
+    const deletes = this.deletes;
+    this.docs = [];
+    this.deletes = [];
+    if (index === undefined || (docs.length === 0 && deletes.length === 0)) return;
+    let target;
+    try {
+      target = this.engine.get(index);
+    } catch (err) {
+      const code = isTesseraError(err) ? err.code : 'internal_error';
+      const message = (err as Error).message;
+      for (const d of docs) this.result.fail({ line: d.line, index, code, message });
+      for (const d of deletes) this.result.fail({ line: d.line, index, id: d.id, code, message });
+      return;
+    }
+    if (docs.length > 0) {
+      const outcome = await target.upsert(docs.map((d) => d.doc));
+      this.result.indexed += outcome.indexed;
+      for (const e of outcome.errors) this.result.fail({ line: docs[e.position]!.line, index, ...(e.id !== undefined ? { id: e.id } : {}), code: e.code, message: e.message });
+    }
+    if (deletes.length > 0) {
+      const existing = new Set<string>();
+      for (const d of deletes) if (target.getDocument(d.id)) existing.add(d.id);
+      this.result.deleted += await target.delete(deletes.map((d) => d.id));
+      for (const d of deletes) {
+        if (!existing.has(d.id)) this.result.fail({ line: d.line, index, id: d.id, code: 'document_not_found', message: `Index "${index}" has no document "${d.id}".` });
+      }
+    }
+  }
+}

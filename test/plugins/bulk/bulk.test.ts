@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+
+const ndjson = (lines: unknown[]): string => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+
+describe('bulk plugin', () => {
+  let t: TestApp;
+  let search: string;
+  let bulk: string;
+  beforeAll(async () => {
+    t = await createTestApp({
+      listeners: [
+        { name: 'search', port: 0, plugins: ['search'] },
+        { name: 'bulk', port: 0, plugins: ['bulk'] },
+      ],
+      plugins: { search: { options: { maxSegments: 4 } }, bulk: { options: { batchDocs: 3 } } },
+    });
+    search = `${t.url('search')}/v1/indexes`;
+    bulk = t.url('bulk');
+    await fetch(search, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'books', mappings: { title: { type: 'text' }, year: { type: 'number' } } }) });
+  });
+  afterAll(() => t.stop());
+
+  const post = (url: string, body: string): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
+  const searchIds = async (q: string): Promise<string[]> =>
+    (await json(await fetch(`${search}/books/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q, size: 100, select: ['id'] }) }))).hits.map((h: { id: string }) => h.id).sort();
+
+  it('applies index, create and delete actions in order and reports bad lines by number without stopping', async () => {
+    const body = ndjson([
+      { index: { _index: 'books', _id: '1' } },
+      { title: 'Dune', year: 1965 },
+      { index: { _index: 'books', _id: '2' } },
+      { title: 'Dune Messiah', year: 'nineteen sixty-nine' },
+      '{"index": {"_index": "books", "_id": "3"',
+      { index: { _index: 'books', _id: '4' } },
+      { title: 'Children of Dune', year: 1976 },
+      { create: { _index: 'books', _id: '1' } },
+      { title: 'Dune again' },
+      { index: { _index: 'missing', _id: '9' } },
+      { title: 'Nowhere' },
+      { delete: { _index: 'books', _id: '4' } },
+      { index: { _index: 'books', _id: '5' } },
+      { title: 'God Emperor of Dune', year: 1981 },
+    ]);
+    const result = await json(await post(`${bulk}/v1/bulk`, body));
+    expect(result).toMatchObject({ ok: true, indexed: 3, deleted: 1, failed: 4 });
+    expect(result.errors.map((e: { line: number; code: string }) => [e.line, e.code])).toEqual([
+      [4, 'validation_failed'],
+      [5, 'invalid_json'],
+      [9, 'document_exists'],
+      [11, 'index_not_found'],
+    ]);
+    expect(await searchIds('dune')).toEqual(['1', '5']);
+  });
+
+  it('streams a plain document stream into one index, in batches, merging segments as it goes', async () => {
+    const docs = Array.from({ length: 40 }, (_, i) => ({ id: `s${i}`, title: `stream document ${i}`, year: 2000 + i }));
+    const result = await json(await post(`${search.replace(t.url('search'), bulk)}/books/bulk`, ndjson([...docs.slice(0, 20), 'not json', ...docs.slice(20)])));
+    expect(result).toMatchObject({ ok: true, indexed: 40, failed: 1, errors: [{ line: 21, index: 'books', code: 'invalid_json' }] });
+    expect((await searchIds('stream')).length).toBe(40);
+    await new Promise((r) => setTimeout(r, 200));
+    const stats = (await json(await fetch(`${search}/books`))).index.stats;
+    expect(stats.segments).toBeLessThanOrEqual(4);
+  });
+
+  it('answers index_not_found for the per-index stream of an unknown index', async () => {
+    const res = await post(`${bulk}/v1/indexes/nope/bulk`, ndjson([{ id: 'x' }]));
+    expect(res.status).toBe(404);
+    expect((await json(res)).error.code).toBe('index_not_found');
+  });
+
+  it('is mounted only on its own listener', async () => {
+    expect((await post(`${t.url('search')}/v1/bulk`, '')).status).toBe(404);
+  });
+});
