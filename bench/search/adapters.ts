@@ -3,9 +3,6 @@ import type { AdapterFactory } from './adapter.js';
 /**
  * Every engine the search bench runs, in table order. Each factory imports its module lazily, so a
  * peer whose native build failed (better-sqlite3) only takes its own rows down.
- *
- * Tessera's engine is added here as one more line once its adapter exists, e.g.
- *   tessera: async () => new (await import('./tessera.js')).TesseraAdapter(),
  * `run.ts` reads the targets in the summary for the adapter named `tessera`.
  */
 export const adapters: Record<string, AdapterFactory> = {
@@ -15,6 +12,7 @@ export const adapters: Record<string, AdapterFactory> = {
   'wink-bm25': async () => new (await import('./wink-bm25.js')).WinkBm25Adapter(),
   'sqlite-fts5': async () => new (await import('./sqlite-fts5.js')).SqliteFts5Adapter('unicode61'),
   'sqlite-fts5-porter': async () => new (await import('./sqlite-fts5.js')).SqliteFts5Adapter('porter unicode61'),
+  tessera: async () => new (await import('./tessera.js')).TesseraAdapter(),
 };
 
 /** The adapter whose figures the issue's targets are about. */

@@ -22,7 +22,7 @@ export interface IndexRecord {
   nextSegment: number;
 }
 
-/** Where a document's live version sits; kept apart from the (possibly large) source so merges rewrite only this. */
+/** Where a document's live version sits. */
 interface Location {
   seg: number;
   ord: number;
@@ -39,8 +39,8 @@ export interface LoadedSegment {
 
 export interface IndexDatabases {
   indexes: Database<IndexRecord, string>;
-  docs: Database<Record<string, unknown>, [string, string]>;
-  locations: Database<Location, [string, string]>;
+  /** Sources as JSON bytes: JSON.stringify is native, and most readers want JSON anyway. */
+  docs: Database<Buffer, [string, string]>;
   segments: Database<Record<string, unknown>, [string, number]>;
   tombstones: Database<Buffer, [string, number]>;
 }
@@ -54,8 +54,7 @@ export interface UpsertResult {
 export function openDatabases(store: StoreNamespace): IndexDatabases {
   return {
     indexes: store.db<IndexRecord, string>('indexes'),
-    docs: store.db<Record<string, unknown>, [string, string]>('docs'),
-    locations: store.db<Location, [string, string]>('locations'),
+    docs: store.db<Buffer, [string, string]>('docs', { encoding: 'binary' }),
     segments: store.db<Record<string, unknown>, [string, number]>('segments'),
     tombstones: store.db<Buffer, [string, number]>('tombstones'),
   };
@@ -71,6 +70,11 @@ export function openDatabases(store: StoreNamespace): IndexDatabases {
 export class SearchIndex {
   record: IndexRecord;
   segments: readonly LoadedSegment[] = [];
+  /**
+   * id -> live location, rebuilt at load from the ids every segment already holds: upserts find
+   * the version they replace without a read from the store, and merges rewrite no location rows.
+   */
+  private readonly locations = new Map<string, Location>();
   private readonly dbs: IndexDatabases;
   private readonly store: StoreNamespace;
   private readonly kernels: () => KernelRunner;
@@ -122,6 +126,7 @@ export class SearchIndex {
       const stored = this.dbs.tombstones.get([this.record.uuid, id]);
       const deleted = stored ? new Uint32Array(stored.buffer.slice(stored.byteOffset, stored.byteOffset + stored.byteLength)) : emptySet(data.docCount);
       segments.push(this.toLoaded(id, data, deleted));
+      for (let ord = 0; ord < data.docCount; ord++) if (!has(deleted, ord)) this.locations.set(data.ids[ord]!, { seg: id, ord });
     }
     this.segments = segments;
   }
@@ -152,7 +157,8 @@ export class SearchIndex {
   }
 
   getDocument(id: string): Record<string, unknown> | undefined {
-    return this.dbs.docs.get([this.record.uuid, id]);
+    const bytes = this.dbs.docs.get([this.record.uuid, id]);
+    return bytes === undefined ? undefined : (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
   }
 
   sourceAt(segment: LoadedSegment, ord: number): Record<string, unknown> | undefined {
@@ -193,7 +199,7 @@ export class SearchIndex {
       // Tombstones for the documents these replace, copied so searches keep their snapshot.
       const changed = new Map<number, Bitset>();
       for (const a of accepted) {
-        const previous = this.dbs.locations.get([uuid, a.doc.id]);
+        const previous = this.locations.get(a.doc.id);
         if (!previous) continue;
         const seg = this.segments.find((s) => s.id === previous.seg);
         if (!seg) continue;
@@ -205,14 +211,12 @@ export class SearchIndex {
       await this.store.transaction(() => {
         void this.dbs.segments.put([uuid, segId], encodeSegment(data));
         for (const [id, set] of changed) void this.dbs.tombstones.put([uuid, id], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
-        accepted.forEach((a, ord) => {
-          void this.dbs.docs.put([uuid, a.doc.id], a.source);
-          void this.dbs.locations.put([uuid, a.doc.id], { seg: segId, ord });
-        });
+        for (const a of accepted) void this.dbs.docs.put([uuid, a.doc.id], Buffer.from(JSON.stringify(a.source)));
         void this.dbs.indexes.put(record.name, record);
       });
 
       this.record = record;
+      accepted.forEach((a, ord) => this.locations.set(a.doc.id, { seg: segId, ord }));
       const loaded = this.toLoaded(segId, data, emptySet(data.docCount));
       this.segments = [
         ...this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s)),
@@ -230,7 +234,7 @@ export class SearchIndex {
       const changed = new Map<number, Bitset>();
       const existing: string[] = [];
       for (const id of new Set(ids)) {
-        const entry = this.dbs.locations.get([uuid, id]);
+        const entry = this.locations.get(id);
         if (!entry) continue;
         existing.push(id);
         const seg = this.segments.find((s) => s.id === entry.seg);
@@ -242,14 +246,12 @@ export class SearchIndex {
       if (existing.length === 0) return 0;
       const record = { ...this.record, updatedAt: new Date().toISOString() };
       await this.store.transaction(() => {
-        for (const id of existing) {
-          void this.dbs.docs.remove([uuid, id]);
-          void this.dbs.locations.remove([uuid, id]);
-        }
+        for (const id of existing) void this.dbs.docs.remove([uuid, id]);
         for (const [segId, set] of changed) void this.dbs.tombstones.put([uuid, segId], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
         void this.dbs.indexes.put(record.name, record);
       });
       this.record = record;
+      for (const id of existing) this.locations.delete(id);
       this.segments = this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s));
       return existing.length;
     });
@@ -286,7 +288,7 @@ export class SearchIndex {
         for (let ord = 0; ord < seg.data.docCount; ord++) {
           if (has(seg.deleted, ord)) continue;
           const id = seg.data.ids[ord]!;
-          const source = this.dbs.docs.get([uuid, id]);
+          const source = this.getDocument(id);
           if (!source) continue;
           const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
           if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'] });
@@ -301,7 +303,7 @@ export class SearchIndex {
     await this.replaceSegments(selected, mergeSegmentData(selected));
   }
 
-  /** Swap `selected` for one new segment in one transaction; only locations are rewritten. */
+  /** Swap `selected` for one new segment in one transaction; sources are not touched. */
   private async replaceSegments(selected: readonly LoadedSegment[], data: SegmentData): Promise<void> {
     const uuid = this.record.uuid;
     const segId = this.record.nextSegment;
@@ -312,12 +314,12 @@ export class SearchIndex {
         void this.dbs.tombstones.remove([uuid, seg.id]);
       }
       if (data.docCount > 0) void this.dbs.segments.put([uuid, segId], encodeSegment(data));
-      data.ids.forEach((id, ord) => void this.dbs.locations.put([uuid, id], { seg: segId, ord }));
       void this.dbs.indexes.put(record.name, record);
     });
     this.record = record;
     const gone = new Set(selected.map((s) => s.id));
     const kept = this.segments.filter((s) => !gone.has(s.id));
+    data.ids.forEach((id, ord) => this.locations.set(id, { seg: segId, ord }));
     this.segments = data.docCount > 0 ? [...kept, this.toLoaded(segId, data, emptySet(data.docCount))] : kept;
     for (const seg of selected) this.release(seg);
     this.log.info({ index: record.name, merged: selected.length, docs: data.docCount }, 'segments merged');
@@ -328,10 +330,7 @@ export class SearchIndex {
     return this.serialise(async () => {
       const uuid = this.record.uuid;
       await this.store.transaction(() => {
-        for (const key of this.dbs.locations.getKeys({ start: [uuid, ''], end: [uuid, '\uffff'] })) {
-          void this.dbs.docs.remove(key);
-          void this.dbs.locations.remove(key);
-        }
+        for (const key of this.dbs.docs.getKeys({ start: [uuid, ''], end: [uuid, '\uffff'] })) void this.dbs.docs.remove(key);
         for (const seg of this.segments) {
           void this.dbs.segments.remove([uuid, seg.id]);
           void this.dbs.tombstones.remove([uuid, seg.id]);
@@ -340,12 +339,14 @@ export class SearchIndex {
       });
       for (const seg of this.segments) this.release(seg);
       this.segments = [];
+      this.locations.clear();
     });
   }
 
   close(): void {
     for (const seg of this.segments) this.release(seg);
     this.segments = [];
+    this.locations.clear();
   }
 }
 

@@ -51,7 +51,9 @@ const POSITION_GAP = 100;
 export function buildSegment(docs: readonly IndexableDocument[], analyzers: Record<string, Analyzer>): SegmentData {
   const docCount = docs.length;
   const words = Math.ceil(docCount / 32);
-  const textAcc = new Map<string, { postings: Map<string, { docs: number[]; tfs: number[]; positions: number[][] }>; lengths: Uint32Array; sum: number }>();
+  // Per term: ordinals, term frequencies and all positions back to back (tfs give the boundaries),
+  // so the only arrays that live until the end are three per term, not one per posting.
+  const textAcc = new Map<string, { postings: Map<string, { docs: number[]; tfs: number[]; positions: number[] }>; lengths: Uint32Array; sum: number }>();
   const keywordAcc = new Map<string, Map<string, number[]>>();
   const numeric: SegmentData['numeric'] = {};
   const boolean: SegmentData['boolean'] = {};
@@ -91,7 +93,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
           if (!posting) acc.postings.set(term, (posting = { docs: [], tfs: [], positions: [] }));
           posting.docs.push(ord);
           posting.tfs.push(positions.length);
-          posting.positions.push(positions);
+          for (const p of positions) posting.positions.push(p);
         }
       } else if (type === 'keyword') {
         let dict = keywordAcc.get(field);
@@ -126,7 +128,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     for (const t of terms) {
       const p = acc.postings.get(t)!;
       postingCount += p.docs.length;
-      for (const list of p.positions) positionCount += list.length;
+      positionCount += p.positions.length;
     }
     const termStarts = new Uint32Array(terms.length + 1);
     const docsArr = new Uint32Array(postingCount);
@@ -138,11 +140,13 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     terms.forEach((t, i) => {
       termStarts[i] = p;
       const posting = acc.postings.get(t)!;
+      let r = 0;
       for (let j = 0; j < posting.docs.length; j++) {
         docsArr[p] = posting.docs[j]!;
-        tfs[p] = posting.tfs[j]!;
+        const tf = posting.tfs[j]!;
+        tfs[p] = tf;
         posStarts[p] = q;
-        for (const pos of posting.positions[j]!) positions[q++] = pos;
+        for (let e = r + tf; r < e; r++) positions[q++] = posting.positions[r]!;
         p++;
       }
     });
