@@ -27,11 +27,20 @@ export class BulkWriter {
     this.batchDocs = batchDocs;
   }
 
+  /** Whether `id` is waiting in the current batch for `index` (so `create` can refuse it too). */
+  isPending(index: string, id: string): boolean {
+    return this.index === index && this.op === 'index' && this.pendingIds.has(id);
+  }
+
+  private pendingIds = new Set<string>();
+
   async add(index: string, line: number, doc: unknown): Promise<void> {
     if (this.index !== index || this.op !== 'index') await this.flush();
     this.index = index;
     this.op = 'index';
     this.docs.push({ line, doc });
+    const id = (doc as { id?: unknown } | null)?.id;
+    if (typeof id === 'string' || typeof id === 'number') this.pendingIds.add(String(id));
     if (this.docs.length >= this.batchDocs) await this.flush();
   }
 
@@ -49,6 +58,7 @@ export class BulkWriter {
     const deletes = this.deletes;
     this.docs = [];
     this.deletes = [];
+    this.pendingIds = new Set();
     if (index === undefined || (docs.length === 0 && deletes.length === 0)) return;
     let target;
     try {

@@ -52,7 +52,8 @@ export default definePlugin({
         const result = new BulkResult(ctx.config.maxErrors);
         const writer = new BulkWriter(engine, result, ctx.config.batchDocs);
         const defaultIndex = typeof request.query === 'object' && request.query && 'index' in request.query ? String((request.query as { index: unknown }).index) : undefined;
-        let pending: { index: string; id?: string; line: number; create: boolean } | undefined;
+        let pending: { index: string; id?: string; line: number; create: boolean; skip?: boolean } | undefined;
+        try {
         for await (const line of lines(request.stream(), ctx.config.maxLineBytes)) {
           if (line.text.trim() === '') continue;
           let parsed: unknown;
@@ -64,10 +65,16 @@ export default definePlugin({
             pending = undefined;
             continue;
           }
+          if (pending?.skip) {
+            // The document of an action already reported as invalid: one failure per pair.
+            pending = undefined;
+            continue;
+          }
           if (pending) {
             const doc = parsed && typeof parsed === 'object' && !Array.isArray(parsed) && pending.id !== undefined ? { ...(parsed as object), id: pending.id } : parsed;
-            if (pending.create && pending.id !== undefined && engine.has(pending.index) && engine.get(pending.index).getDocument(pending.id)) {
-              result.fail({ line: line.number, index: pending.index, id: pending.id, code: 'document_exists', message: `Document "${pending.id}" already exists in "${pending.index}" (create does not overwrite).` });
+            const docId = pending.id ?? idOf(doc);
+            if (pending.create && docId !== undefined && engine.has(pending.index) && (writer.isPending(pending.index, docId) || engine.get(pending.index).getDocument(docId))) {
+              result.fail({ line: line.number, index: pending.index, id: docId, code: 'document_exists', message: `Document "${docId}" already exists in "${pending.index}" (create does not overwrite).` });
             } else {
               await writer.add(pending.index, line.number, doc);
             }
@@ -83,15 +90,18 @@ export default definePlugin({
           const index = meta._index ?? defaultIndex;
           if (!index) {
             result.fail({ line: line.number, code: 'invalid_action', message: `Line ${line.number}: the action names no "_index" and the request has no ?index=.` });
-            if (kind !== 'delete') pending = { index: '', line: line.number, create: false };
+            if (kind !== 'delete') pending = { index: '', line: line.number, create: false, skip: true };
             continue;
           }
           const id = meta._id === undefined ? undefined : String(meta._id);
           if (kind === 'delete') await writer.remove(index, line.number, id!);
           else pending = { index, ...(id !== undefined ? { id } : {}), line: line.number, create: kind === 'create' };
         }
-        if (pending) result.fail({ line: pending.line, index: pending.index, code: 'invalid_action', message: `Line ${pending.line}: the action is not followed by a document.` });
-        await writer.flush();
+        if (pending && !pending.skip) result.fail({ line: pending.line, index: pending.index, code: 'invalid_action', message: `Line ${pending.line}: the action is not followed by a document.` });
+        } finally {
+          // Lines accepted before a stream error (line_too_long, a dropped connection) are applied.
+          await writer.flush();
+        }
         return result.toJSON(Math.round(performance.now() - started));
       },
     });
@@ -110,6 +120,7 @@ export default definePlugin({
         const index = engine.get(request.params.name!).name;
         const result = new BulkResult(ctx.config.maxErrors);
         const writer = new BulkWriter(engine, result, ctx.config.batchDocs);
+        try {
         for await (const line of lines(request.stream(), ctx.config.maxLineBytes)) {
           if (line.text.trim() === '') continue;
           let doc: unknown;
@@ -121,9 +132,16 @@ export default definePlugin({
           }
           await writer.add(index, line.number, doc);
         }
-        await writer.flush();
+        } finally {
+          await writer.flush();
+        }
         return result.toJSON(Math.round(performance.now() - started));
       },
     });
   },
 });
+
+function idOf(doc: unknown): string | undefined {
+  const id = (doc as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}

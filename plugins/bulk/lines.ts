@@ -28,10 +28,11 @@ export async function* lines(chunks: AsyncIterable<Uint8Array>, maxLineBytes: nu
       number++;
       const line = text.slice(start, nl);
       start = nl + 1;
+      if (line.length > maxLineBytes / 4 && Buffer.byteLength(line) > maxLineBytes) throw new LineTooLongError(number, maxLineBytes);
       yield { number, text: line.endsWith('\r') ? line.slice(0, -1) : line };
     }
     carry = text.slice(start);
-    if (carry.length > maxLineBytes) throw new LineTooLongError(number + 1, maxLineBytes);
+    if (carry.length > maxLineBytes / 4 && Buffer.byteLength(carry) > maxLineBytes) throw new LineTooLongError(number + 1, maxLineBytes);
   }
   carry += decoder.decode();
   if (carry.trim() !== '') yield { number: number + 1, text: carry.endsWith('\r') ? carry.slice(0, -1) : carry };

@@ -25,7 +25,7 @@ export const searchQuerySchema = z.strictObject({
   fields: z.array(z.string().min(1)).optional(),
   mode: z.enum(['keyword', 'semantic', 'hybrid', 'geo']).default('keyword'),
   operator: z.enum(['AND', 'OR']).optional(),
-  minimumShouldMatch: z.string().optional(),
+  minimumShouldMatch: z.union([z.string(), z.number().int()]).optional(),
   highlight: z.boolean().default(true),
   size: z.number().int().min(0).max(1000).default(10),
   from: z.number().int().min(0).max(100_000).default(0),

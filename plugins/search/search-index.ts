@@ -175,7 +175,8 @@ export class SearchIndex {
         const mappings = inferred ? { ...this.record.mappings, ...inferred } : this.record.mappings;
         const prepared = prepareDocument(item, mappings, { dynamic: this.record.settings.dynamic, vectorDimensions: this.record.settings.vectorDimensions });
         if (!prepared.ok) {
-          const id = typeof (item as { id?: unknown })?.id === 'string' ? (item as { id: string }).id : undefined;
+          const raw = (item as { id?: unknown } | null)?.id;
+          const id = typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
           errors.push({ position, ...(id !== undefined ? { id } : {}), code: prepared.code, message: prepared.message });
           return;
         }
@@ -284,6 +285,8 @@ export class SearchIndex {
       if (this.segments.length === 0) return;
       const uuid = this.record.uuid;
       const docs: IndexableDocument[] = [];
+      // Documents that no longer fit the new mappings stay stored but leave the index: say so.
+      const dropped: Array<{ id: string; code: string; message: string }> = [];
       for (const seg of this.segments) {
         for (let ord = 0; ord < seg.data.docCount; ord++) {
           if (has(seg.deleted, ord)) continue;
@@ -292,10 +295,12 @@ export class SearchIndex {
           if (!source) continue;
           const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
           if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'] });
+          else dropped.push({ id, code: prepared.code, message: prepared.message });
         }
       }
       const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
       await this.replaceSegments(this.segments, buildSegment(docs, analyzers));
+      if (dropped.length > 0) this.log.warn({ index: this.record.name, dropped: dropped.length, first: dropped.slice(0, 5) }, 'documents no longer valid under the new mappings were left out of the index');
     });
   }
 

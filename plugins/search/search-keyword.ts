@@ -15,7 +15,7 @@ export interface KeywordQuery {
   q?: string;
   fields?: string[];
   operator?: 'AND' | 'OR';
-  minimumShouldMatch?: string;
+  minimumShouldMatch?: string | number;
   highlight?: boolean;
   size: number;
   from: number;
@@ -85,7 +85,9 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
   const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
     ast.type === 'term' ? { type: 'bool', must: [], should: [ast], mustNot: [], minimumShouldMatch: 1 } : isFlatDisjunction(ast) ? ast : undefined;
 
-  // Collection statistics across segments (deleted documents included until a merge, as Lucene does).
+  // Collection statistics across segments. Deleted and replaced versions count in N and in df until
+  // a merge drops them, as in Lucene (maxDoc and docFreq): counting them in one but not the other
+  // would let df exceed N and the idf go negative.
   let docsTotal = 0;
   const sumLength: Record<string, number> = {};
   for (const seg of segments) {
@@ -140,7 +142,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
             if (i === -1) continue;
             const start = text.termStarts[i]!;
             const end = text.termStarts[i + 1]!;
-            terms.push({ postings: runner.postingsView(loaded.postings, start, end - start), docLengths: loaded.lengths, avgdl: avgdl(field), idf: idf(n, df(field, leaf.term)), boost, term: t });
+            terms.push({ postings: runner.postingsView(loaded.postings, start, end - start), docLengths: loaded.lengths, avgdl: avgdl(field), idf: idf(docsTotal, df(field, leaf.term)), boost, term: t });
           } else {
             const matches = phraseMatches(text, leaf.terms, leaf.positions);
             if (matches.size === 0) continue;
@@ -148,7 +150,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
             const tfs = Uint32Array.from(docs, (d) => matches.get(d)!);
             const postings = runner.loadPostings(docs, tfs);
             temporary.push(postings);
-            const phraseIdf = leaf.terms.reduce((sum, term) => sum + idf(n, df(field, term)), 0);
+            const phraseIdf = leaf.terms.reduce((sum, term) => sum + idf(docsTotal, df(field, term)), 0);
             terms.push({ postings, docLengths: loaded.lengths, avgdl: avgdl(field), idf: phraseIdf, boost, term: t });
           }
         }

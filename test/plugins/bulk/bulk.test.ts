@@ -13,7 +13,7 @@ describe('bulk plugin', () => {
         { name: 'search', port: 0, plugins: ['search'] },
         { name: 'bulk', port: 0, plugins: ['bulk'] },
       ],
-      plugins: { search: { options: { maxSegments: 4 } }, bulk: { options: { batchDocs: 3 } } },
+      plugins: { search: { options: { maxSegments: 4 } }, bulk: { options: { batchDocs: 3, maxLineBytes: 16_384 } } },
     });
     search = `${t.url('search')}/v1/indexes`;
     bulk = t.url('bulk');
@@ -71,5 +71,29 @@ describe('bulk plugin', () => {
 
   it('is mounted only on its own listener', async () => {
     expect((await post(`${t.url('search')}/v1/bulk`, '')).status).toBe(404);
+  });
+
+  it('refuses a create of an id still waiting in the same batch, and counts an action without index once', async () => {
+    const body = ndjson([
+      { create: { _index: 'books', _id: 'c1' } },
+      { title: 'first' },
+      { create: { _index: 'books', _id: 'c1' } },
+      { title: 'second' },
+      { index: { _id: 'x' } },
+      { title: 'no index named' },
+    ]);
+    const result = await json(await post(`${bulk}/v1/bulk`, body));
+    expect(result).toMatchObject({ indexed: 1, failed: 2 });
+    expect(result.errors.map((e: { line: number; code: string }) => [e.line, e.code])).toEqual([[4, 'document_exists'], [5, 'invalid_action']]);
+    const doc = await json(await fetch(`${search}/books/documents/c1`));
+    expect(doc.document.title).toBe('first');
+  });
+
+  it('applies the lines before a line that is too long, then answers line_too_long', async () => {
+    const long = JSON.stringify({ id: 'huge', title: 'y'.repeat(20_000) });
+    const res = await post(`${search.replace(t.url('search'), bulk)}/books/bulk`, ndjson([{ id: 'before', title: 'applied first' }, long]));
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.code).toBe('line_too_long');
+    expect((await fetch(`${search}/books/documents/before`)).status).toBe(200);
   });
 });

@@ -185,4 +185,13 @@ describe('search plugin: indexes, documents, keyword search', () => {
     const pages = [...ids(await search({ q: 'sea', size: 1, from: 0 })), ...ids(await search({ q: 'sea', size: 1, from: 1 }))];
     expect(pages).toEqual(all.slice(0, 2));
   });
+
+  it('keeps scores positive while replaced versions still sit in unmerged segments', async () => {
+    await post(base, { name: 'scores', mappings: { text: { type: 'text' } } });
+    for (let i = 0; i < 4; i++) await post(`${base}/scores/documents`, [{ id: 'same', text: 'rewritten words' }]);
+    const result = await search({ q: 'rewritten' }, 'scores');
+    expect(result.total).toBe(1);
+    expect(result.hits[0].score).toBeGreaterThan(0);
+    expect(ids(await search({ q: 'rewritten words', minimumShouldMatch: 2 }, 'scores'))).toEqual(['same']);
+  });
 });
