@@ -13,13 +13,13 @@ import type { SearchIndex } from '../../plugins/search/search-index.js';
 import { searchKeyword } from '../../plugins/search/search-keyword.js';
 import type { BenchDoc, HttpSearchClient, SearchAdapter } from './adapter.js';
 
-const BATCH = 10_000;
+const BATCH = 25_000;
 const cli = fileURLToPath(new URL('../../../bin/tessera.js', import.meta.url));
 
 /**
  * Tessera's search engine as the bench sees it: in-process, the same SearchEngine the `search`
  * plugin serves (LMDB store, english analyzer on title and text, BM25 on the WASM kernels, one
- * worker thread), fed in batches of 10,000 as the bulk indexer would; over HTTP, a real
+ * worker thread), fed in batches of 25,000 (the bulk indexer's batch size is an option); over HTTP, a real
  * `tessera serve` process on the same data directory.
  */
 export class TesseraAdapter implements SearchAdapter {
