@@ -8,6 +8,7 @@ import { parseCreateIndex, parsePatchIndex } from './mappings.js';
 import type { SearchOptions } from './options.js';
 import { DocumentNotFoundError, type SearchEngine } from './search-engine.js';
 import { searchKeyword } from './search-keyword.js';
+import { searchHybrid, searchSemantic } from './search-vector.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -33,6 +34,12 @@ export const searchQuerySchema = z.strictObject({
   projection: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).optional(),
   select: z.array(z.string().min(1)).optional(),
   filter: z.unknown().optional(),
+  /** Query vector for `semantic` and `hybrid` (vectorDimensions finite numbers). */
+  vector: z.array(z.number()).max(4096).optional(),
+  rrfK: z.number().min(0).default(60),
+  windowSize: z.number().int().min(1).max(1000).default(100),
+  semanticRatio: z.number().min(0).max(1).default(0.5),
+  explain: z.boolean().default(false),
 });
 
 const deleteByQuerySchema = z.union([
@@ -187,14 +194,23 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     handler: async ({ params, body }) => {
       const started = performance.now();
       const index = engine().get(params.name!);
-      if (body.mode !== 'keyword') {
-        throw new InputError('search_mode_unavailable', `Search mode "${body.mode}" is not available yet; use "keyword".`, { details: { mode: body.mode } });
+      if (body.mode === 'geo') {
+        throw new InputError('search_mode_unavailable', 'Search mode "geo" is not available yet; use "keyword", "semantic" or "hybrid".', { details: { mode: body.mode } });
       }
       if (body.projection && body.select) {
         throw new InputError('invalid_projection', 'Use either "projection" or "select", not both.');
       }
+      if ((body.mode === 'semantic' || body.mode === 'hybrid') && body.vector === undefined) {
+        // q-only semantic search needs the built-in embedder (autoEmbed), which is not built yet.
+        throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector" in this build: embedding "q" (autoEmbed) is not available yet.`, { details: { mode: body.mode } });
+      }
       const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
-      const result = await searchKeyword(index, ctx.kernels, { ...body, filter });
+      const result =
+        body.mode === 'semantic'
+          ? await searchSemantic(index, ctx.kernels, { vector: body.vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select })
+          : body.mode === 'hybrid'
+            ? await searchHybrid(index, ctx.kernels, { ...body, vector: body.vector!, filter })
+            : await searchKeyword(index, ctx.kernels, { ...body, filter });
       return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
     },
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
-import type { KernelRunner, DocLengthsBlock, PostingsBlock } from '../../kernels/src/index.js';
+import type { KernelRunner, DocLengthsBlock, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
@@ -35,6 +35,7 @@ export interface LoadedSegment {
   deleted: Bitset;
   deletedCount: number;
   fields: Record<string, { postings: PostingsBlock; lengths: DocLengthsBlock }>;
+  vectors?: VectorBlock;
 }
 
 export interface IndexDatabases {
@@ -138,7 +139,8 @@ export class SearchIndex {
       if (t.docs.length === 0) continue;
       fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
     }
-    return { id, data, deleted, deletedCount: popcount(deleted), fields };
+    const vectors = data.vectors && data.docCount > 0 ? runner.loadVectors(data.vectors.data, { dims: data.vectors.dims }) : undefined;
+    return { id, data, deleted, deletedCount: popcount(deleted), fields, ...(vectors ? { vectors } : {}) };
   }
 
   private release(segment: LoadedSegment): void {
@@ -147,6 +149,7 @@ export class SearchIndex {
       runner.release(f.postings);
       runner.release(f.lengths);
     }
+    if (segment.vectors) runner.release(segment.vectors);
   }
 
   /** Run `fn` after every earlier write of this index has finished. */
@@ -184,7 +187,7 @@ export class SearchIndex {
         const id = prepared.id ?? generateId();
         const source = { ...prepared.source, id };
         // Within one batch the last version of an id wins, as it would over two requests.
-        byId.set(id, { position, doc: { id, fields: prepared.fields as IndexableDocument['fields'] }, source });
+        byId.set(id, { position, doc: { id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) }, source });
       });
       const accepted = [...byId.values()].sort((a, b) => a.position - b.position);
       if (accepted.length === 0) return { indexed: 0, ids: [], errors };
@@ -294,7 +297,7 @@ export class SearchIndex {
           const source = this.getDocument(id);
           if (!source) continue;
           const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
-          if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'] });
+          if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) });
           else dropped.push({ id, code: prepared.code, message: prepared.message });
         }
       }

@@ -274,3 +274,19 @@ export function valueAt(source: Record<string, unknown>, path: string): unknown 
   }
   return value;
 }
+
+/** Highlights for documents found by other means (hybrid search), from the query's keyword terms. */
+export function keywordHighlighter(index: SearchIndex, query: Pick<KeywordQuery, 'q' | 'fields' | 'operator' | 'minimumShouldMatch'>): (source: Record<string, unknown>) => Record<string, string[]> {
+  const fields = resolveFields(index, query.fields);
+  if (fields.length === 0 || !query.q) return () => ({});
+  const analyzers = Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)]));
+  const ast = parseQuery(query.q, {
+    analyzer: index.analyzerFor(fields[0]!.field),
+    fields: analyzers,
+    defaultOperator: query.operator ?? index.record.settings.defaultOperator,
+    minimumShouldMatch: query.minimumShouldMatch ?? index.record.settings.minimumShouldMatch,
+  });
+  const terms = new Set(positiveLeaves(ast).flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
+  const targets = fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
+  return (source) => (terms.size === 0 ? {} : highlightDocument(source, targets, terms));
+}

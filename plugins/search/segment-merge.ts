@@ -139,7 +139,25 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     exists[field] = set;
   }
 
-  return { docCount, ids, text, keyword, numeric, boolean, exists };
+  let vectors: SegmentData['vectors'];
+  const dims = parts.find((p) => p.data.vectors)?.data.vectors?.dims;
+  if (dims !== undefined) {
+    const data = new Float32Array(docCount * dims);
+    const present = new Uint32Array(words);
+    parts.forEach(({ data: seg }, p) => {
+      const src = seg.vectors;
+      if (!src) return;
+      for (let ord = 0; ord < seg.docCount; ord++) {
+        const doc = remap[p]![ord]!;
+        if (doc === -1 || !has(src.present, ord)) continue;
+        data.set(src.data.subarray(ord * dims, (ord + 1) * dims), doc * dims);
+        add(present, doc);
+      }
+    });
+    vectors = { dims, data, present };
+  }
+
+  return { docCount, ids, text, keyword, numeric, boolean, exists, ...(vectors ? { vectors } : {}) };
 }
 
 function compactTerms(field: TextField, keep: boolean[]): TextField {

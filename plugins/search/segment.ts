@@ -37,12 +37,15 @@ export interface SegmentData {
   /** 0 false, 1 true, 2 missing, 3 both (a multi-valued field holding true and false). */
   boolean: Record<string, Uint8Array>;
   exists: Record<string, Uint32Array>;
+  /** `_vector`s, row per ordinal (zeros where a document has none; `present` says which have one). */
+  vectors?: { dims: number; data: Float32Array; present: Uint32Array };
 }
 
 /** What the segment builder needs of a validated document. */
 export interface IndexableDocument {
   id: string;
   fields: Record<string, { type: string; values: unknown[] }>;
+  vector?: readonly number[];
 }
 
 /** Gap between the values of a multi-valued text field, so a phrase never spans two values. */
@@ -171,7 +174,21 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     keyword[field] = { values, valueStarts, docs: docsArr };
   }
 
-  return { docCount, ids: docs.map((d) => d.id), text, keyword, numeric, boolean, exists };
+  let vectors: SegmentData['vectors'];
+  const firstVector = docs.find((d) => d.vector !== undefined)?.vector;
+  if (firstVector) {
+    const dims = firstVector.length;
+    const data = new Float32Array(docCount * dims);
+    const present = new Uint32Array(words);
+    docs.forEach((d, ord) => {
+      if (!d.vector) return;
+      data.set(d.vector, ord * dims);
+      present[ord >>> 5]! |= 1 << (ord & 31);
+    });
+    vectors = { dims, data, present };
+  }
+
+  return { docCount, ids: docs.map((d) => d.id), text, keyword, numeric, boolean, exists, ...(vectors ? { vectors } : {}) };
 }
 
 /** Binary-search a sorted dictionary; -1 when absent. */
@@ -212,6 +229,7 @@ export function encodeSegment(s: SegmentData): Encoded {
     numeric: map(s.numeric, (n) => ({ min: bytes(n.min), max: bytes(n.max) })),
     boolean: map(s.boolean, (b) => Buffer.from(b)),
     exists: map(s.exists, (e) => bytes(e)),
+    ...(s.vectors ? { vectors: { dims: s.vectors.dims, data: bytes(s.vectors.data), present: bytes(s.vectors.present) } } : {}),
   };
 }
 
@@ -229,5 +247,10 @@ export function decodeSegment(e: Encoded): SegmentData {
     numeric: map<Record<string, B>, { min: Float64Array; max: Float64Array }>(e.numeric, (n) => ({ min: f64(n.min!), max: f64(n.max!) })),
     boolean: map<B, Uint8Array>(e.boolean, (b) => new Uint8Array(b)),
     exists: map<B, Uint32Array>(e.exists, (b) => u32(b)),
+    ...(e.vectors ? { vectors: decodeVectors(e.vectors as { dims: number; data: B; present: B }) } : {}),
   };
+}
+
+function decodeVectors(v: { dims: number; data: Uint8Array; present: Uint8Array }): NonNullable<SegmentData['vectors']> {
+  return { dims: v.dims, data: new Float32Array(v.data.buffer.slice(v.data.byteOffset, v.data.byteOffset + v.data.byteLength)), present: u32(v.present) };
 }

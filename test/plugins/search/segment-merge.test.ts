@@ -35,4 +35,15 @@ describe('mergeSegmentData', () => {
     expect(merged.docCount).toBe(0);
     expect(merged.text.title!.terms).toEqual([]);
   });
+
+  it('carries vectors through a merge, dropping deleted rows', () => {
+    const withVector = (id: string, v: number[]): IndexableDocument => ({ ...doc(id, 'text', 'x', 1, true), vector: v });
+    const a = [withVector('a1', [1, 0]), doc('a2', 'no vector here', 'y', 2, false), withVector('a3', [0, 1])];
+    const b = [withVector('b1', [0.5, 0.5])];
+    const deleted = emptySet(3);
+    add(deleted, 0);
+    const merged = mergeSegmentData([{ data: buildSegment(a, analyzers), deleted }, { data: buildSegment(b, analyzers), deleted: emptySet(1) }]);
+    expect(merged).toEqual(buildSegment([a[1]!, a[2]!, b[0]!], analyzers));
+    expect([...merged.vectors!.data]).toEqual([0, 0, 0, 1, 0.5, 0.5]);
+  });
 });

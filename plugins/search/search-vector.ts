@@ -1,0 +1,139 @@
+import type { BitsetBlock, KernelRunner, Metric } from '../../kernels/src/index.js';
+import { InputError } from '../../runtime/errors.js';
+import { andInPlace, andNotInPlace, popcount } from './bitset.js';
+import { evaluateFilter, type FilterNode } from './filter.js';
+import { compileProjection, projectSource } from './projection.js';
+import { keywordHighlighter, searchKeyword, type Hit, type KeywordQuery } from './search-keyword.js';
+import type { SearchIndex } from './search-index.js';
+import { segmentColumns } from './segment-columns.js';
+
+const METRICS: Record<string, Metric> = { cosine: 'cosine', dot_product: 'dot', euclidean: 'euclidean' };
+
+export interface VectorQuery {
+  vector: readonly number[];
+  size: number;
+  from: number;
+  filter?: FilterNode;
+  projection?: Record<string, 0 | 1>;
+  select?: string[];
+}
+
+export interface HybridQuery extends KeywordQuery {
+  vector: readonly number[];
+  rrfK: number;
+  windowSize: number;
+  semanticRatio: number;
+  explain: boolean;
+}
+
+interface Ranked {
+  id: string;
+  score: number;
+}
+
+function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
+  const dims = index.record.settings.vectorDimensions;
+  if (dims === undefined) {
+    throw new InputError('invalid_vector', `Index "${index.name}" has no vectorDimensions setting, so it cannot be searched by vector.`);
+  }
+  if (vector.length !== dims || vector.some((v) => !Number.isFinite(v))) {
+    throw new InputError('invalid_vector', `"vector" must be ${dims} finite numbers, got ${vector.length}.`, { details: { expected: dims, received: vector.length } });
+  }
+  return METRICS[index.record.settings.vectorMetric ?? 'cosine']!;
+}
+
+/**
+ * Similarity as reported: the kernel's scores are higher-is-better already (cosine, dot); for
+ * euclidean the kernel gives the negated squared distance, reported as 1 / (1 + d^2) so that every
+ * metric answers a positive similarity (Elasticsearch's convention).
+ */
+const similarity = (metric: Metric, score: number): number => (metric === 'euclidean' ? 1 / (1 - score) : score);
+
+/** The k nearest documents by the index metric, filters and deletes applied before top-k. */
+export async function rankByVector(index: SearchIndex, runner: KernelRunner, vector: readonly number[], k: number, filter?: FilterNode): Promise<{ ranked: Ranked[]; total: number }> {
+  const metric = checkVector(index, vector);
+  const lists: Ranked[][] = [];
+  let total = 0;
+  for (const seg of index.segments) {
+    if (!seg.vectors || !seg.data.vectors) continue;
+    const allowed = seg.data.vectors.present.slice();
+    if (seg.deletedCount > 0) andNotInPlace(allowed, seg.deleted);
+    if (filter) andInPlace(allowed, evaluateFilter(filter, segmentColumns(seg), seg.data.docCount));
+    const count = popcount(allowed);
+    total += count;
+    if (count === 0) continue;
+    let block: BitsetBlock | undefined;
+    try {
+      block = runner.loadBitset(allowed, seg.data.docCount);
+      const top = await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block });
+      lists.push(Array.from(top.ids, (ord, i) => ({ id: seg.data.ids[ord]!, score: similarity(metric, top.scores[i]!) })));
+    } finally {
+      if (block) runner.release(block);
+    }
+  }
+  const ranked = lists.flat().sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, k);
+  return { ranked, total };
+}
+
+export async function searchSemantic(index: SearchIndex, runner: KernelRunner, query: VectorQuery): Promise<{ total: number; hits: Hit[] }> {
+  const projection = compileProjection(query.projection, query.select);
+  const { ranked, total } = await rankByVector(index, runner, query.vector, Math.max(1, query.from + query.size), query.filter);
+  const hits: Hit[] = [];
+  for (const r of ranked.slice(query.from, query.from + query.size)) {
+    const source = index.getDocument(r.id);
+    if (source) hits.push({ id: r.id, score: r.score, source: projectSource(source, projection), highlight: {} });
+  }
+  return { total, hits };
+}
+
+/**
+ * Keyword and vector retrieval fused by reciprocal rank fusion on the RRF kernel: each side's top
+ * `windowSize`, weighted `1 - semanticRatio` and `semanticRatio`. When one side finds nothing, the
+ * other side's order is returned as it is.
+ */
+export async function searchHybrid(index: SearchIndex, runner: KernelRunner, query: HybridQuery): Promise<{ total: number; hits: Array<Hit & { explain?: unknown }> }> {
+  const projection = compileProjection(query.projection, query.select);
+  const keyword = await searchKeyword(index, runner, { ...query, size: query.windowSize, from: 0, highlight: false, select: ['id'], projection: undefined });
+  const keywordRanked: Ranked[] = keyword.hits.map((h) => ({ id: h.id, score: h.score }));
+  const semantic = await rankByVector(index, runner, query.vector, query.windowSize, query.filter);
+  const ids: string[] = [];
+  const slot = new Map<string, number>();
+  const idOf = (id: string): number => {
+    let s = slot.get(id);
+    if (s === undefined) {
+      s = ids.length;
+      ids.push(id);
+      slot.set(id, s);
+    }
+    return s;
+  };
+  const lists = [keywordRanked.map((r) => idOf(r.id)), semantic.ranked.map((r) => idOf(r.id))];
+  const want = query.from + query.size;
+  let order: Array<{ slot: number; score: number }>;
+  if (ids.length === 0) order = [];
+  else if (lists[0]!.length === 0 || lists[1]!.length === 0) {
+    const only = lists[0]!.length === 0 ? 1 : 0;
+    order = lists[only]!.map((s, rank) => ({ slot: s, score: 1 / (query.rrfK + rank + 1) }));
+  } else {
+    const fused = await runner.rrf({ lists, k: Math.min(want, ids.length), weights: [1 - query.semanticRatio, query.semanticRatio], rankConstant: query.rrfK, idSpace: ids.length });
+    order = Array.from(fused.ids, (s, i) => ({ slot: s, score: fused.scores[i]! }));
+  }
+  const rankIn = (list: Ranked[]): Map<string, { rank: number; score: number }> => new Map(list.map((r, i) => [r.id, { rank: i + 1, score: r.score }]));
+  const keywordRanks = rankIn(keywordRanked);
+  const semanticRanks = rankIn(semantic.ranked);
+  const highlight = query.highlight === false ? undefined : keywordHighlighter(index, query);
+  const hits: Array<Hit & { explain?: unknown }> = [];
+  for (const { slot: s, score } of order.slice(query.from, want)) {
+    const id = ids[s]!;
+    const source = index.getDocument(id);
+    if (!source) continue;
+    hits.push({
+      id,
+      score,
+      source: projectSource(source, projection),
+      highlight: highlight ? highlight(source) : {},
+      ...(query.explain ? { explain: { rrfScore: score, keyword: keywordRanks.get(id) ?? null, semantic: semanticRanks.get(id) ?? null } } : {}),
+    });
+  }
+  return { total: ids.length, hits };
+}
