@@ -19,7 +19,7 @@ export default definePlugin({
     { code: 'index_exists', status: 409, when: 'An index with that name already exists.' },
     { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
     { code: 'search_mode_unavailable', status: 400, when: 'The search `mode` is not available in this build (`geo` is not yet).' },
-    { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search without a query `vector`: embedding `q` (autoEmbed) is not available in this build.' },
+    { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
   ],
   setup(ctx) {
     const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log });

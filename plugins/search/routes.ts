@@ -9,6 +9,7 @@ import type { SearchOptions } from './options.js';
 import { DocumentNotFoundError, type SearchEngine } from './search-engine.js';
 import { searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
+import { embedText } from './hashed-embedder.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -200,16 +201,21 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       if (body.projection && body.select) {
         throw new InputError('invalid_projection', 'Use either "projection" or "select", not both.');
       }
-      if ((body.mode === 'semantic' || body.mode === 'hybrid') && body.vector === undefined) {
-        // q-only semantic search needs the built-in embedder (autoEmbed), which is not built yet.
-        throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector" in this build: embedding "q" (autoEmbed) is not available yet.`, { details: { mode: body.mode } });
+      let vector = body.vector;
+      if ((body.mode === 'semantic' || body.mode === 'hybrid') && vector === undefined) {
+        const dims = index.record.settings.vectorDimensions;
+        if (!index.record.settings.autoEmbed || dims === undefined || !body.q?.trim()) {
+          throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
+        }
+        // Embedded the same way the documents were.
+        vector = Array.from(embedText(body.q, dims));
       }
       const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
       const result =
         body.mode === 'semantic'
-          ? await searchSemantic(index, ctx.kernels, { vector: body.vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select })
+          ? await searchSemantic(index, ctx.kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select })
           : body.mode === 'hybrid'
-            ? await searchHybrid(index, ctx.kernels, { ...body, vector: body.vector!, filter })
+            ? await searchHybrid(index, ctx.kernels, { ...body, vector: vector!, filter })
             : await searchKeyword(index, ctx.kernels, { ...body, filter });
       return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
     },

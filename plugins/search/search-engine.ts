@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KernelRunner } from '../../kernels/src/index.js';
-import { ConflictError, NotFoundError } from '../../runtime/errors.js';
+import { ConflictError, InputError, NotFoundError } from '../../runtime/errors.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
@@ -76,6 +76,7 @@ export class SearchEngine {
 
   async create(input: CreateIndexInput): Promise<IndexDefinition> {
     const name = validateIndexName(input.name);
+    checkAutoEmbed(input.settings);
     if (this.indexes.has(name)) throw new ConflictError('index_exists', `Index "${name}" already exists.`, { details: { index: name } });
     const now = new Date().toISOString();
     const record: IndexRecord = { name, uuid: randomUUID(), mappings: input.mappings, settings: input.settings, createdAt: now, updatedAt: now, nextSegment: 1 };
@@ -96,7 +97,9 @@ export class SearchEngine {
     const index = this.get(name);
     const merged = input.mappings ? mergeMappings(index.record.mappings, input.mappings) : undefined;
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
-    const analysisChanged = (merged?.needsReindex ?? false) || (settings?.changed.includes('dynamic') ?? false);
+    if (settings) checkAutoEmbed(settings.settings);
+    const analysisChanged =
+      (merged?.needsReindex ?? false) || (settings?.changed.some((k) => k === 'dynamic' || k === 'autoEmbed' || k === 'vectorDimensions') ?? false);
     const record: IndexRecord = {
       ...index.record,
       mappings: merged?.mappings ?? index.record.mappings,
@@ -120,6 +123,15 @@ export class SearchEngine {
   close(): void {
     for (const index of this.indexes.values()) index.close();
     this.indexes.clear();
+  }
+}
+
+/** autoEmbed needs to know the vector size to embed into. */
+function checkAutoEmbed(settings: IndexRecord['settings']): void {
+  if (settings.autoEmbed && settings.vectorDimensions === undefined) {
+    throw new InputError('validation_failed', 'settings.autoEmbed needs settings.vectorDimensions (the size of the vectors to embed into, e.g. 384).', {
+      details: { issues: [{ path: 'settings.vectorDimensions', message: 'required when autoEmbed is true' }] },
+    });
   }
 }
 

@@ -7,6 +7,7 @@ import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
+import { embedText } from './hashed-embedder.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
 import { mergeSegmentData } from './segment-merge.js';
 
@@ -159,6 +160,18 @@ export class SearchIndex {
     return next;
   }
 
+  /**
+   * The vector a document is indexed with: its own `_vector`, or with `autoEmbed` the built-in
+   * embedding of its mapped text fields (none when it has no text).
+   */
+  vectorFor(fields: Record<string, { type: string; values: unknown[] }>, own: readonly number[] | undefined): readonly number[] | undefined {
+    if (own) return own;
+    const dims = this.record.settings.vectorDimensions;
+    if (!this.record.settings.autoEmbed || dims === undefined) return undefined;
+    const text = this.textFields().flatMap((f) => (fields[f]?.values ?? []).map(String)).join('\n');
+    return text.trim() === '' ? undefined : Array.from(embedText(text, dims));
+  }
+
   getDocument(id: string): Record<string, unknown> | undefined {
     const bytes = this.dbs.docs.get([this.record.uuid, id]);
     return bytes === undefined ? undefined : (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
@@ -187,7 +200,9 @@ export class SearchIndex {
         const id = prepared.id ?? generateId();
         const source = { ...prepared.source, id };
         // Within one batch the last version of an id wins, as it would over two requests.
-        byId.set(id, { position, doc: { id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) }, source });
+        const fields = prepared.fields as IndexableDocument['fields'];
+        const vector = this.vectorFor(fields, prepared.vector);
+        byId.set(id, { position, doc: { id, fields, ...(vector ? { vector } : {}) }, source });
       });
       const accepted = [...byId.values()].sort((a, b) => a.position - b.position);
       if (accepted.length === 0) return { indexed: 0, ids: [], errors };
@@ -297,7 +312,11 @@ export class SearchIndex {
           const source = this.getDocument(id);
           if (!source) continue;
           const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
-          if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) });
+          if (prepared.ok) {
+            const fields = prepared.fields as IndexableDocument['fields'];
+            const vector = this.vectorFor(fields, prepared.vector);
+            docs.push({ id, fields, ...(vector ? { vector } : {}) });
+          }
           else dropped.push({ id, code: prepared.code, message: prepared.message });
         }
       }
