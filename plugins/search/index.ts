@@ -18,7 +18,7 @@ export default definePlugin({
     { code: 'index_not_found', status: 404, when: 'No index has that name.' },
     { code: 'index_exists', status: 409, when: 'An index with that name already exists.' },
     { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
-    { code: 'search_mode_unavailable', status: 400, when: 'The search `mode` is not available in this build (`geo` is not yet).' },
+    { code: 'invalid_geo_query', status: 400, when: '`mode: "geo"` without a valid `geo` (lat in [-90, 90], lon in [-180, 180], a radius such as "5km" or a boundingBox), or with a field that is not a geo_point; `details.path` says where.' },
     { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
   ],
   setup(ctx) {

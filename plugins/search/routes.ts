@@ -9,6 +9,7 @@ import type { SearchOptions } from './options.js';
 import { DocumentNotFoundError, type SearchEngine } from './search-engine.js';
 import { searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
+import { searchGeo } from './search-geo.js';
 import { embedText } from './hashed-embedder.js';
 
 const sortSchema = z
@@ -41,6 +42,16 @@ export const searchQuerySchema = z.strictObject({
   windowSize: z.number().int().min(1).max(1000).default(100),
   semanticRatio: z.number().min(0).max(1).default(0.5),
   explain: z.boolean().default(false),
+  /** mode geo: {field?, lat, lon, radius} or {field?, boundingBox: {topLeft, bottomRight}}. */
+  geo: z
+    .strictObject({
+      field: z.string().optional(),
+      lat: z.number().optional(),
+      lon: z.number().optional(),
+      radius: z.union([z.string(), z.number()]).optional(),
+      boundingBox: z.strictObject({ topLeft: z.strictObject({ lat: z.number(), lon: z.number() }), bottomRight: z.strictObject({ lat: z.number(), lon: z.number() }) }).optional(),
+    })
+    .optional(),
 });
 
 const deleteByQuerySchema = z.union([
@@ -195,8 +206,8 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     handler: async ({ params, body }) => {
       const started = performance.now();
       const index = engine().get(params.name!);
-      if (body.mode === 'geo') {
-        throw new InputError('search_mode_unavailable', 'Search mode "geo" is not available yet; use "keyword", "semantic" or "hybrid".', { details: { mode: body.mode } });
+      if (body.mode === 'geo' && !body.geo) {
+        throw new InputError('invalid_geo_query', 'Search mode "geo" needs "geo": {lat, lon, radius} or {boundingBox}.', { details: { path: 'geo' } });
       }
       if (body.projection && body.select) {
         throw new InputError('invalid_projection', 'Use either "projection" or "select", not both.');
@@ -212,7 +223,9 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       }
       const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
       const result =
-        body.mode === 'semantic'
+        body.mode === 'geo'
+          ? await searchGeo(index, ctx.kernels, { ...body, geo: body.geo!, filter })
+          : body.mode === 'semantic'
           ? await searchSemantic(index, ctx.kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select })
           : body.mode === 'hybrid'
             ? await searchHybrid(index, ctx.kernels, { ...body, vector: vector!, filter })

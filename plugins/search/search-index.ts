@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
-import type { KernelRunner, DocLengthsBlock, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
+import type { KernelRunner, DocLengthsBlock, GeoBlock, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
+import { GeoGrid } from './geo-grid.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
@@ -37,6 +38,7 @@ export interface LoadedSegment {
   deletedCount: number;
   fields: Record<string, { postings: PostingsBlock; lengths: DocLengthsBlock }>;
   vectors?: VectorBlock;
+  geo: Record<string, { block: GeoBlock; grid: GeoGrid }>;
 }
 
 export interface IndexDatabases {
@@ -141,7 +143,12 @@ export class SearchIndex {
       fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
     }
     const vectors = data.vectors && data.docCount > 0 ? runner.loadVectors(data.vectors.data, { dims: data.vectors.dims }) : undefined;
-    return { id, data, deleted, deletedCount: popcount(deleted), fields, ...(vectors ? { vectors } : {}) };
+    const geo: LoadedSegment['geo'] = {};
+    for (const [field, g] of Object.entries(data.geo ?? {})) {
+      if (data.docCount === 0) continue;
+      geo[field] = { block: runner.loadGeoPoints(g.lats, g.lons), grid: new GeoGrid(g.lats, g.lons, g.present, data.docCount) };
+    }
+    return { id, data, deleted, deletedCount: popcount(deleted), fields, geo, ...(vectors ? { vectors } : {}) };
   }
 
   private release(segment: LoadedSegment): void {
@@ -151,6 +158,7 @@ export class SearchIndex {
       runner.release(f.lengths);
     }
     if (segment.vectors) runner.release(segment.vectors);
+    for (const g of Object.values(segment.geo)) runner.release(g.block);
   }
 
   /** Run `fn` after every earlier write of this index has finished. */

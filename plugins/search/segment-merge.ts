@@ -157,7 +157,24 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     vectors = { dims, data, present };
   }
 
-  return { docCount, ids, text, keyword, numeric, boolean, exists, ...(vectors ? { vectors } : {}) };
+  const geo: NonNullable<SegmentData['geo']> = {};
+  for (const field of [...new Set(parts.flatMap((p) => Object.keys(p.data.geo ?? {})))]) {
+    const column = { lats: new Float64Array(docCount), lons: new Float64Array(docCount), present: new Uint32Array(words) };
+    parts.forEach(({ data: seg }, p) => {
+      const src = seg.geo?.[field];
+      if (!src) return;
+      for (let ord = 0; ord < seg.docCount; ord++) {
+        const doc = remap[p]![ord]!;
+        if (doc === -1 || !has(src.present, ord)) continue;
+        column.lats[doc] = src.lats[ord]!;
+        column.lons[doc] = src.lons[ord]!;
+        add(column.present, doc);
+      }
+    });
+    geo[field] = column;
+  }
+
+  return { docCount, ids, text, keyword, numeric, boolean, exists, ...(Object.keys(geo).length ? { geo } : {}), ...(vectors ? { vectors } : {}) };
 }
 
 function compactTerms(field: TextField, keep: boolean[]): TextField {

@@ -37,6 +37,8 @@ export interface SegmentData {
   /** 0 false, 1 true, 2 missing, 3 both (a multi-valued field holding true and false). */
   boolean: Record<string, Uint8Array>;
   exists: Record<string, Uint32Array>;
+  /** geo_point fields: one point per document (a multi-valued field keeps its first point). */
+  geo?: Record<string, { lats: Float64Array; lons: Float64Array; present: Uint32Array }>;
   /** `_vector`s, row per ordinal (zeros where a document has none; `present` says which have one). */
   vectors?: { dims: number; data: Float32Array; present: Uint32Array };
 }
@@ -61,6 +63,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
   const numeric: SegmentData['numeric'] = {};
   const boolean: SegmentData['boolean'] = {};
   const exists: SegmentData['exists'] = {};
+  const geo: NonNullable<SegmentData['geo']> = {};
 
   docs.forEach((doc, ord) => {
     for (const [field, { type, values }] of Object.entries(doc.fields)) {
@@ -114,6 +117,12 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
         const nums = values.map(Number);
         column.min[ord] = Math.min(...nums);
         column.max[ord] = Math.max(...nums);
+      } else if (type === 'geo_point') {
+        const point = values[0] as { lat: number; lon: number };
+        const column = (geo[field] ??= { lats: new Float64Array(docCount), lons: new Float64Array(docCount), present: new Uint32Array(words) });
+        column.lats[ord] = point.lat;
+        column.lons[ord] = point.lon;
+        column.present[ord >>> 5]! |= 1 << (ord & 31);
       } else if (type === 'boolean') {
         const column = (boolean[field] ??= new Uint8Array(docCount).fill(2));
         const hasTrue = values.includes(true);
@@ -188,7 +197,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     vectors = { dims, data, present };
   }
 
-  return { docCount, ids: docs.map((d) => d.id), text, keyword, numeric, boolean, exists, ...(vectors ? { vectors } : {}) };
+  return { docCount, ids: docs.map((d) => d.id), text, keyword, numeric, boolean, exists, ...(Object.keys(geo).length ? { geo } : {}), ...(vectors ? { vectors } : {}) };
 }
 
 /** Binary-search a sorted dictionary; -1 when absent. */
@@ -230,6 +239,7 @@ export function encodeSegment(s: SegmentData): Encoded {
     boolean: map(s.boolean, (b) => Buffer.from(b)),
     exists: map(s.exists, (e) => bytes(e)),
     ...(s.vectors ? { vectors: { dims: s.vectors.dims, data: bytes(s.vectors.data), present: bytes(s.vectors.present) } } : {}),
+    ...(s.geo ? { geo: map(s.geo, (g) => ({ lats: bytes(g.lats), lons: bytes(g.lons), present: bytes(g.present) })) } : {}),
   };
 }
 
@@ -248,6 +258,7 @@ export function decodeSegment(e: Encoded): SegmentData {
     boolean: map<B, Uint8Array>(e.boolean, (b) => new Uint8Array(b)),
     exists: map<B, Uint32Array>(e.exists, (b) => u32(b)),
     ...(e.vectors ? { vectors: decodeVectors(e.vectors as { dims: number; data: B; present: B }) } : {}),
+    ...(e.geo ? { geo: map<Record<string, B>, { lats: Float64Array; lons: Float64Array; present: Uint32Array }>(e.geo, (g) => ({ lats: f64(g.lats!), lons: f64(g.lons!), present: u32(g.present!) })) } : {}),
   };
 }
 
