@@ -112,6 +112,8 @@ export const mappingsInputSchema = mappingsSchemaOf(fieldMappingInputSchema);
 const settingsShape = {
   vectorDimensions: z.number().int().min(1).max(4096),
   vectorMetric: z.enum(['cosine', 'dot_product', 'euclidean']),
+  /** `int8`: scan int8 codes (4x fewer bytes) and rescore the best candidates in f32. */
+  vectorQuantization: z.enum(['none', 'int8']),
   defaultOperator: z.enum(['AND', 'OR']),
   minimumShouldMatch: z.string().superRefine((value, ctx) => {
     try {
@@ -132,6 +134,7 @@ const settingsShape = {
 export const indexSettingsSchema = z.strictObject({
   vectorDimensions: settingsShape.vectorDimensions.optional(),
   vectorMetric: settingsShape.vectorMetric.optional(),
+  vectorQuantization: settingsShape.vectorQuantization.default('none'),
   defaultOperator: settingsShape.defaultOperator.default('OR'),
   minimumShouldMatch: settingsShape.minimumShouldMatch.optional(),
   enableVisualExtraction: settingsShape.enableVisualExtraction.default(true),

@@ -99,7 +99,7 @@ export class SearchEngine {
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
     if (settings) checkAutoEmbed(settings.settings);
     const analysisChanged =
-      (merged?.needsReindex ?? false) || (settings?.changed.some((k) => k === 'dynamic' || k === 'autoEmbed' || k === 'vectorDimensions') ?? false);
+      (merged?.needsReindex ?? false) || (settings?.changed.some((k) => k === 'dynamic' || k === 'autoEmbed' || k === 'vectorDimensions' || k === 'vectorQuantization') ?? false);
     const record: IndexRecord = {
       ...index.record,
       mappings: merged?.mappings ?? index.record.mappings,

@@ -142,7 +142,8 @@ export class SearchIndex {
       if (t.docs.length === 0) continue;
       fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
     }
-    const vectors = data.vectors && data.docCount > 0 ? runner.loadVectors(data.vectors.data, { dims: data.vectors.dims }) : undefined;
+    const quantize = this.record.settings.vectorQuantization === 'int8';
+    const vectors = data.vectors && data.docCount > 0 ? runner.loadVectors(data.vectors.data, { dims: data.vectors.dims, quantize }) : undefined;
     const geo: LoadedSegment['geo'] = {};
     for (const [field, g] of Object.entries(data.geo ?? {})) {
       if (data.docCount === 0) continue;

@@ -65,7 +65,9 @@ export async function rankByVector(index: SearchIndex, runner: KernelRunner, vec
     let block: BitsetBlock | undefined;
     try {
       block = runner.loadBitset(allowed, seg.data.docCount);
-      const top = await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block });
+      // Blocks loaded before a switch to int8 (until the re-index) have no codes: scan them in f32.
+      const quantized = index.record.settings.vectorQuantization === 'int8' && seg.vectors.int8 !== null;
+      const top = await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block, quantized });
       lists.push(Array.from(top.ids, (ord, i) => ({ id: seg.data.ids[ord]!, score: similarity(metric, top.scores[i]!) })));
     } finally {
       if (block) runner.release(block);
