@@ -19,6 +19,7 @@ export default definePlugin({
     { code: 'index_exists', status: 409, when: 'An index with that name already exists.' },
     { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
     { code: 'invalid_geo_query', status: 400, when: '`mode: "geo"` without a valid `geo` (lat in [-90, 90], lon in [-180, 180], a radius such as "5km" or a boundingBox), or with a field that is not a geo_point; `details.path` says where.' },
+    { code: 'embedding_failed', status: 502, when: 'The autoEmbed embedding endpoint failed after retries (per document in `errors[]` on ingest; the whole request for a query `q`); the message says what it answered.' },
     { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
   ],
   setup(ctx) {

@@ -125,6 +125,19 @@ const settingsShape = {
   enableVisualExtraction: z.boolean(),
   enableKnowledgeGraph: z.boolean(),
   autoEmbed: z.boolean(),
+  /** Which embedder autoEmbed uses: the built-in one, or an OpenAI-compatible /v1/embeddings endpoint. */
+  embedder: z.union([
+    z.strictObject({ type: z.literal('builtin') }),
+    z.strictObject({
+      type: z.literal('openai'),
+      /** Base URL up to the version, e.g. "https://api.openai.com/v1"; `/embeddings` is appended. */
+      baseUrl: z.string().url(),
+      model: z.string().min(1),
+      /** Environment variable holding the API key (the key itself is never stored). */
+      apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      batchSize: z.number().int().min(1).max(2048).default(64),
+    }),
+  ]),
   k1: z.number().min(0).max(3),
   b: z.number().min(0).max(1),
   dynamic: z.boolean(),
@@ -140,6 +153,7 @@ export const indexSettingsSchema = z.strictObject({
   enableVisualExtraction: settingsShape.enableVisualExtraction.default(true),
   enableKnowledgeGraph: settingsShape.enableKnowledgeGraph.default(true),
   autoEmbed: settingsShape.autoEmbed.default(false),
+  embedder: settingsShape.embedder.default({ type: 'builtin' }),
   k1: settingsShape.k1.default(1.2),
   b: settingsShape.b.default(0.75),
   dynamic: settingsShape.dynamic.default(false),

@@ -10,7 +10,7 @@ import { DocumentNotFoundError, type SearchEngine } from './search-engine.js';
 import { searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
 import { searchGeo } from './search-geo.js';
-import { embedText } from './hashed-embedder.js';
+import { embedderFor } from './embedder.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -219,7 +219,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
           throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
         }
         // Embedded the same way the documents were.
-        vector = Array.from(embedText(body.q, dims));
+        vector = (await embedderFor(index.record.settings)!.embed([body.q]))[0]!;
       }
       const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
       const result =

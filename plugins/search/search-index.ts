@@ -8,7 +8,7 @@ import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
-import { embedText } from './hashed-embedder.js';
+import { embedderFor } from './embedder.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
 import { mergeSegmentData } from './segment-merge.js';
 
@@ -169,16 +169,28 @@ export class SearchIndex {
     return next;
   }
 
+  /** The text autoEmbed embeds: the document's mapped text fields, in mapping order. */
+  private embeddableText(fields: Record<string, { type: string; values: unknown[] }>): string {
+    return this.textFields().flatMap((f) => (fields[f]?.values ?? []).map(String)).join('\n');
+  }
+
   /**
-   * The vector a document is indexed with: its own `_vector`, or with `autoEmbed` the built-in
-   * embedding of its mapped text fields (none when it has no text).
+   * Give documents without their own `_vector` an embedding (autoEmbed). Returns the documents
+   * whose embedding failed, with the reason; the others have `vector` set.
    */
-  vectorFor(fields: Record<string, { type: string; values: unknown[] }>, own: readonly number[] | undefined): readonly number[] | undefined {
-    if (own) return own;
-    const dims = this.record.settings.vectorDimensions;
-    if (!this.record.settings.autoEmbed || dims === undefined) return undefined;
-    const text = this.textFields().flatMap((f) => (fields[f]?.values ?? []).map(String)).join('\n');
-    return text.trim() === '' ? undefined : Array.from(embedText(text, dims));
+  private async embedMissing(docs: IndexableDocument[]): Promise<Map<IndexableDocument, string>> {
+    const failed = new Map<IndexableDocument, string>();
+    const embedder = embedderFor(this.record.settings);
+    if (!embedder) return failed;
+    const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields) })).filter((t) => t.text.trim() !== '');
+    if (todo.length === 0) return failed;
+    try {
+      const vectors = await embedder.embed(todo.map((t) => t.text));
+      todo.forEach((t, i) => (t.doc.vector = vectors[i]!));
+    } catch (err) {
+      for (const t of todo) failed.set(t.doc, (err as Error).message);
+    }
+    return failed;
   }
 
   getDocument(id: string): Record<string, unknown> | undefined {
@@ -210,10 +222,19 @@ export class SearchIndex {
         const source = { ...prepared.source, id };
         // Within one batch the last version of an id wins, as it would over two requests.
         const fields = prepared.fields as IndexableDocument['fields'];
-        const vector = this.vectorFor(fields, prepared.vector);
-        byId.set(id, { position, doc: { id, fields, ...(vector ? { vector } : {}) }, source });
+        byId.set(id, { position, doc: { id, fields, ...(prepared.vector ? { vector: prepared.vector } : {}) }, source });
       });
-      const accepted = [...byId.values()].sort((a, b) => a.position - b.position);
+      let accepted = [...byId.values()].sort((a, b) => a.position - b.position);
+      const notEmbedded = await this.embedMissing(accepted.map((a) => a.doc));
+      if (notEmbedded.size > 0) {
+        // The endpoint is down or refused: those documents fail, the rest of the batch goes on.
+        for (const a of accepted) {
+          const reason = notEmbedded.get(a.doc);
+          if (reason !== undefined) errors.push({ position: a.position, id: a.doc.id, code: 'embedding_failed', message: reason });
+        }
+        errors.sort((x, y) => x.position - y.position);
+        accepted = accepted.filter((a) => !notEmbedded.has(a.doc));
+      }
       if (accepted.length === 0) return { indexed: 0, ids: [], errors };
 
       if (inferred) this.record = { ...this.record, mappings: { ...this.record.mappings, ...inferred } };
@@ -321,16 +342,13 @@ export class SearchIndex {
           const source = this.getDocument(id);
           if (!source) continue;
           const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
-          if (prepared.ok) {
-            const fields = prepared.fields as IndexableDocument['fields'];
-            const vector = this.vectorFor(fields, prepared.vector);
-            docs.push({ id, fields, ...(vector ? { vector } : {}) });
-          }
+          if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) });
           else dropped.push({ id, code: prepared.code, message: prepared.message });
         }
       }
+      for (const [doc, reason] of await this.embedMissing(docs)) dropped.push({ id: doc.id, code: 'embedding_failed', message: reason });
       const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
-      await this.replaceSegments(this.segments, buildSegment(docs, analyzers));
+      await this.replaceSegments(this.segments, buildSegment(docs.filter((d) => !dropped.some((x) => x.id === d.id)), analyzers));
       if (dropped.length > 0) this.log.warn({ index: this.record.name, dropped: dropped.length, first: dropped.slice(0, 5) }, 'documents no longer valid under the new mappings were left out of the index');
     });
   }

@@ -1,0 +1,138 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedder.js';
+import { embedText } from '../../../plugins/search/hashed-embedder.js';
+import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+
+const DIMS = 32;
+
+/** A local server speaking OpenAI's POST /v1/embeddings, with scripted failures. */
+class EmbeddingsServer {
+  requests: Array<{ auth: string | undefined; inputs: string[] }> = [];
+  /** Answer the next N requests with this status first. */
+  failures: Array<{ status: number; retryAfter?: string }> = [];
+  private server?: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const parsed = JSON.parse(body) as { model: string; input: string[] };
+        this.requests.push({ auth: req.headers.authorization, inputs: parsed.input });
+        const failure = this.failures.shift();
+        if (failure) {
+          res.writeHead(failure.status, { 'content-type': 'application/json', ...(failure.retryAfter ? { 'retry-after': failure.retryAfter } : {}) });
+          res.end(JSON.stringify({ error: { message: 'scripted failure' } }));
+          return;
+        }
+        // Out of order on purpose: clients must use `index`.
+        const data = parsed.input.map((text, index) => ({ object: 'embedding', index, embedding: Array.from(embedText(text, DIMS)) })).reverse();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data, model: parsed.model }));
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/v1`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((r) => this.server?.close(r));
+  }
+}
+
+/** What every embedder must do; each implementation's test runs it. */
+function embedderConformance(name: string, make: () => Embedder): void {
+  describe(`${name} conformance`, () => {
+    it('returns one finite vector of the index dimension per text, in order, deterministically', async () => {
+      const e = make();
+      const texts = ['wing flutter', 'boundary layer', 'wing flutter'];
+      const vectors = await e.embed(texts);
+      expect(vectors).toHaveLength(3);
+      for (const v of vectors) {
+        expect(v).toHaveLength(DIMS);
+        expect(v.every(Number.isFinite)).toBe(true);
+      }
+      expect(vectors[0]).toEqual(vectors[2]);
+      expect(vectors[0]).not.toEqual(vectors[1]);
+      expect(await e.embed([])).toEqual([]);
+    });
+  });
+}
+
+const server = new EmbeddingsServer();
+beforeAll(() => server.start());
+afterAll(() => server.stop());
+
+embedderConformance('builtin', () => builtinEmbedder(DIMS));
+embedderConformance('openai', () => openAiEmbedder({ baseUrl: server.url, model: 'test-embed', batchSize: 2, dims: DIMS, backoffMs: 1 }));
+
+describe('openai embedder', () => {
+  it('batches, sends the key from the named environment variable, and matches the built-in vectors the server computes', async () => {
+    process.env.TEST_EMBED_KEY = 'sk-test-123';
+    server.requests = [];
+    const e = openAiEmbedder({ baseUrl: `${server.url}/`, model: 'test-embed', apiKeyEnv: 'TEST_EMBED_KEY', batchSize: 2, dims: DIMS, backoffMs: 1 });
+    const vectors = await e.embed(['a', 'b', 'c', 'd', 'e']);
+    expect(server.requests.map((r) => r.inputs.length)).toEqual([2, 2, 1]);
+    expect(server.requests.every((r) => r.auth === 'Bearer sk-test-123')).toBe(true);
+    expect(vectors[4]).toEqual(Array.from(embedText('e', DIMS)));
+  });
+
+  it('retries 429 and 5xx with backoff, honouring Retry-After, then succeeds', async () => {
+    server.requests = [];
+    server.failures = [{ status: 429, retryAfter: '0' }, { status: 503 }];
+    const e = openAiEmbedder({ baseUrl: server.url, model: 'm', batchSize: 8, dims: DIMS, backoffMs: 1 });
+    expect(await e.embed(['x'])).toHaveLength(1);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('gives up with embedding_failed saying what the endpoint answered, and does not retry a 400', async () => {
+    server.failures = [{ status: 500 }, { status: 500 }, { status: 500 }];
+    const e = openAiEmbedder({ baseUrl: server.url, model: 'm', batchSize: 8, dims: DIMS, backoffMs: 1, attempts: 3 });
+    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'embedding_failed', message: expect.stringContaining('HTTP 500') });
+    server.requests = [];
+    server.failures = [{ status: 400 }];
+    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'embedding_failed' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('refuses vectors of the wrong dimension', async () => {
+    const e = openAiEmbedder({ baseUrl: server.url, model: 'm', batchSize: 8, dims: DIMS + 1, backoffMs: 1 });
+    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'embedding_failed', message: expect.stringContaining('vectorDimensions 33') });
+  });
+});
+
+describe('autoEmbed through an OpenAI-compatible endpoint', () => {
+  let t: TestApp;
+  let base: string;
+  const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  beforeAll(async () => {
+    t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
+    base = `${t.url()}/v1/indexes`;
+    const created = await post(base, {
+      name: 'remote',
+      mappings: { title: { type: 'text' } },
+      settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16 } },
+    });
+    expect(created.status).toBe(200);
+  });
+  afterAll(() => t.stop());
+
+  it('embeds documents and queries through the endpoint', async () => {
+    const res = await json(await post(`${base}/remote/documents`, [{ id: 'a', title: 'supersonic wing flutter' }, { id: 'b', title: 'tomato soup recipe' }]));
+    expect(res.errors).toEqual([]);
+    const found = await json(await post(`${base}/remote/search`, { mode: 'semantic', q: 'wing flutter', size: 1 }));
+    expect(found.hits[0].id).toBe('a');
+  });
+
+  it('fails only the documents that needed the endpoint when it is down', async () => {
+    server.failures = Array.from({ length: 8 }, () => ({ status: 503, retryAfter: '0' }));
+    const res = await json(await post(`${base}/remote/documents`, [{ id: 'c', title: 'needs embedding' }, { id: 'd', title: 'own vector', _vector: new Array(DIMS).fill(0.1) }]));
+    server.failures = [];
+    expect(res.indexed).toBe(1);
+    expect(res.ids).toEqual(['d']);
+    expect(res.errors).toEqual([{ position: 0, id: 'c', code: 'embedding_failed', message: expect.stringContaining('HTTP 503') }]);
+  });
+});
