@@ -1,0 +1,356 @@
+import 'reflect-metadata';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { createKernelRunner, type KernelRunner } from '../../kernels/src/index.js';
+import { createLogger } from '../../runtime/logger.js';
+import { Store } from '../../runtime/store.js';
+import { parseCreateIndex } from '../../plugins/search/mappings.js';
+import { SearchEngine } from '../../plugins/search/search-engine.js';
+import type { SearchIndex } from '../../plugins/search/search-index.js';
+import { rankByVector } from '../../plugins/search/search-vector.js';
+import { searchGeo } from '../../plugins/search/search-geo.js';
+
+/**
+ * Vectors and geo bench (issue 5): mnist10k recall@10 / QPS for Tessera exact f32 and int8 with
+ * rescore against usearch and hnswlib-node (HNSW, M 16, efConstruction 200); 200k x 384 scale
+ * (build time, QPS, RSS); geo radius queries on cities1000 against a plain-JS full scan.
+ * One JSON line per result, then {"summary": {...}}.
+ */
+
+const require = createRequire(import.meta.url);
+const DATA = path.resolve(fileURLToPath(new URL('../../../../shared/data/', import.meta.url)));
+const K = 10;
+const BATCH = 25_000;
+
+const emit = (o: Record<string, unknown>): void => console.log(JSON.stringify(o));
+const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(rand: () => number): number {
+  const u = Math.max(rand(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+}
+
+/** texmex .fvecs / .ivecs (optionally gzipped): per record int32 dim, then dim values. */
+function readVecs(file: string): { n: number; dim: number; buf: Buffer } {
+  let buf = readFileSync(file);
+  if (file.endsWith('.gz')) buf = gunzipSync(buf);
+  const dim = buf.readInt32LE(0);
+  const n = buf.length / (4 + dim * 4);
+  if (!Number.isInteger(n)) throw new Error(`${file}: size not a multiple of the record size`);
+  return { n, dim, buf };
+}
+function fvecs(file: string): { n: number; dim: number; rows: Float32Array[] } {
+  const { n, dim, buf } = readVecs(file);
+  const rows: Float32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const row = new Float32Array(dim);
+    const base = i * (dim + 1) * 4 + 4;
+    for (let j = 0; j < dim; j++) row[j] = buf.readFloatLE(base + j * 4);
+    rows.push(row);
+  }
+  return { n, dim, rows };
+}
+function ivecs(file: string): number[][] {
+  const { n, dim, buf } = readVecs(file);
+  const rows: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const base = i * (dim + 1) * 4 + 4;
+    const row: number[] = [];
+    for (let j = 0; j < dim; j++) row.push(buf.readInt32LE(base + j * 4));
+    rows.push(row);
+  }
+  return rows;
+}
+
+function recallAt10(results: number[][], truth: number[][]): number {
+  let hit = 0;
+  for (let i = 0; i < results.length; i++) {
+    const want = new Set(truth[i]!.slice(0, K));
+    for (const id of results[i]!.slice(0, K)) if (want.has(id)) hit++;
+  }
+  return hit / (results.length * K);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Warm up on the first `warm` queries, then time all queries one at a time. */
+async function timeQueries<T>(queries: T[], warm: number, run: (q: T) => Promise<number[]> | number[]): Promise<{ qps: number; results: number[][] }> {
+  for (let i = 0; i < warm; i++) await run(queries[i % queries.length]!);
+  const results: number[][] = [];
+  const t0 = performance.now();
+  for (const q of queries) results.push(await run(q));
+  const ms = performance.now() - t0;
+  return { qps: (queries.length * 1000) / ms, results };
+}
+
+// ---- peers (CommonJS native modules; usearch's ESM entry does not load on Node 20) ----
+interface UsearchMatches { keys: BigUint64Array; distances: Float32Array }
+interface UsearchIndex { add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void; search(v: Float32Array, k: number, threads: number): UsearchMatches }
+interface UsearchModule { Index: new (config: Record<string, unknown>) => UsearchIndex }
+interface HnswIndex { initIndex(max: number, m: number, efC: number, seed: number): void; addPoint(p: number[] | Float32Array, label: number): void; setEf(ef: number): void; searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] } }
+interface HnswModule { HierarchicalNSW: new (space: string, dim: number) => HnswIndex }
+
+function loadPeer<T>(name: string): T | null {
+  try {
+    return require(name) as T;
+  } catch (error) {
+    emit({ bench: 'peer-unavailable', name, error: (error as Error).message });
+    return null;
+  }
+}
+
+class Tessera {
+  readonly dir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-vectors-'));
+  readonly store = Store.open(path.join(this.dir, 'data'));
+  readonly runner: KernelRunner = createKernelRunner({ threads: 1 });
+  readonly engine: SearchEngine;
+  constructor() {
+    const runner = this.runner;
+    this.engine = new SearchEngine({ store: this.store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
+    this.engine.load();
+  }
+  async create(name: string, body: Record<string, unknown>, docs: (from: number, to: number) => unknown[], count: number): Promise<SearchIndex> {
+    await this.engine.create(parseCreateIndex({ name, ...body }));
+    const index = this.engine.get(name);
+    for (let i = 0; i < count; i += BATCH) {
+      const result = await index.upsert(docs(i, Math.min(count, i + BATCH)));
+      if (result.errors.length > 0) throw new Error(`tessera rejected documents: ${JSON.stringify(result.errors.slice(0, 3))}`);
+    }
+    await index.mergeIfNeeded(8);
+    return index;
+  }
+  async close(): Promise<void> {
+    this.engine.close();
+    await this.runner.close();
+    await this.store.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const tesseraIds = (ranked: Array<{ id: string }>): number[] => ranked.map((r) => Number(r.id));
+
+async function mnist(tessera: Tessera, summary: Record<string, unknown>): Promise<void> {
+  const dir = path.join(DATA, 'vectors/mnist10k');
+  const base = fvecs(path.join(dir, 'base.fvecs.gz'));
+  const query = fvecs(path.join(dir, 'query.fvecs.gz'));
+  const queryArrays = query.rows.map((r) => Array.from(r));
+  const flat = new Float32Array(base.n * base.dim);
+  base.rows.forEach((r, i) => flat.set(r, i * base.dim));
+  const bytes = base.n * base.dim * 4;
+  const usearch = loadPeer<UsearchModule>('usearch');
+  const hnswlib = loadPeer<HnswModule>('hnswlib-node');
+  const efs = [10, 40, 100];
+  for (const metric of ['euclidean', 'cosine'] as const) {
+    const truth = ivecs(path.join(dir, metric === 'euclidean' ? 'groundtruth_l2.ivecs' : 'groundtruth_cos.ivecs'));
+    const tag = metric === 'euclidean' ? 'l2' : 'cos';
+    const row = (engine: string, params: Record<string, unknown>, qps: number, recall: number, extra: Record<string, unknown> = {}): void => {
+      emit({ bench: 'mnist10k', metric: tag, engine, ...params, recallAt10: round(recall, 4), qps: round(qps, 0), ...extra });
+      summary[`mnist_${tag}_${engine}${params.ef !== undefined ? `_ef${String(params.ef)}` : ''}`] = { recallAt10: round(recall, 4), qps: round(qps, 0) };
+    };
+    let exactQps = 0;
+    for (const quant of ['none', 'int8'] as const) {
+      const t0 = performance.now();
+      const index = await tessera.create(`mnist-${tag}-${quant}`, { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorQuantization: quant } },
+        (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })), base.n);
+      const buildMs = performance.now() - t0;
+      const engine = quant === 'none' ? 'tessera-exact-f32' : 'tessera-int8-rescore';
+      // Correctness first: the exact scan must reproduce the ground truth before anything is timed.
+      if (quant === 'none') {
+        const check: number[][] = [];
+        for (const q of queryArrays) check.push(tesseraIds((await rankByVector(index, tessera.runner, q, K)).ranked));
+        const r = recallAt10(check, truth);
+        if (r < 0.99) throw new Error(`tessera exact f32 ${tag} recall@10 ${r} < 0.99: recall computation or scan is wrong`);
+      }
+      const { qps, results } = await timeQueries(queryArrays, 100, async (q) => tesseraIds((await rankByVector(index, tessera.runner, q, K)).ranked));
+      if (quant === 'none') exactQps = qps;
+      const extra: Record<string, unknown> = { buildMs: round(buildMs, 0), scanGBps: round((bytes * qps) / 1e9, 2) };
+      if (quant === 'int8') extra.vsExactQps = round(qps / exactQps, 2);
+      row(engine, {}, qps, recallAt10(results, truth), extra);
+      await index.drop();
+    }
+    if (usearch) {
+      for (const ef of efs) {
+        const t0 = performance.now();
+        const idx = new usearch.Index({ dimensions: base.dim, metric: metric === 'euclidean' ? 'l2sq' : 'cos', quantization: 'f32', connectivity: 16, expansion_add: 200, expansion_search: ef, multi: false });
+        idx.add(BigUint64Array.from({ length: base.n }, (_, i) => BigInt(i)), flat, 1);
+        const buildMs = performance.now() - t0;
+        const { qps, results } = await timeQueries(query.rows, 100, (q) => Array.from(idx.search(q, K, 1).keys, Number));
+        row('usearch', { M: 16, efConstruction: 200, ef }, qps, recallAt10(results, truth), { buildMs: round(buildMs, 0) });
+      }
+    }
+    if (hnswlib) {
+      const t0 = performance.now();
+      const idx = new hnswlib.HierarchicalNSW(metric === 'euclidean' ? 'l2' : 'cosine', base.dim);
+      idx.initIndex(base.n, 16, 200, 100);
+      base.rows.forEach((r, i) => idx.addPoint(Array.from(r), i));
+      const buildMs = performance.now() - t0;
+      for (const ef of efs) {
+        idx.setEf(ef);
+        const { qps, results } = await timeQueries(queryArrays, 100, (q) => idx.searchKnn(q, K).neighbors);
+        row('hnswlib-node', { M: 16, efConstruction: 200, ef }, qps, recallAt10(results, truth), { buildMs: round(buildMs, 0) });
+      }
+    }
+  }
+}
+
+/**
+ * 200,000 x 384 seeded vectors: 2,000 Gaussian cluster centres plus per-vector noise (so that the
+ * nearest neighbours are meaningful, unlike uniform noise), cosine metric. Queries are 200 fresh
+ * points from the same distribution. int8 recall is measured against the f32 answers.
+ */
+async function scale(tessera: Tessera, summary: Record<string, unknown>): Promise<void> {
+  const n = 200_000;
+  const dims = 384;
+  const rand = mulberry32(20260522);
+  const centres = Array.from({ length: 2000 }, () => Float32Array.from({ length: dims }, () => gaussian(rand)));
+  const point = (): number[] => {
+    const c = centres[Math.floor(rand() * centres.length)]!;
+    return Array.from(c, (x) => x + 0.6 * gaussian(rand));
+  };
+  const queries = Array.from({ length: 200 }, point);
+  // The data is regenerated per index from the same seed, batch by batch (200k arrays of 384 JS
+  // numbers would take ~600 MB of heap if held).
+  const dataSeed = 7;
+  let exact: { qps: number; results: number[][] } | undefined;
+  for (const quant of ['none', 'int8'] as const) {
+    const dataRand = mulberry32(dataSeed);
+    const rssBefore = process.memoryUsage().rss;
+    const t0 = performance.now();
+    const index = await tessera.create(`scale-${quant}`, { settings: { vectorDimensions: dims, vectorMetric: 'cosine', vectorQuantization: quant } },
+      (from, to) => Array.from({ length: to - from }, (_, j) => {
+        const c = centres[Math.floor(dataRand() * centres.length)]!;
+        return { id: String(from + j), _vector: Array.from(c, (x) => x + 0.6 * gaussian(dataRand)) };
+      }), n);
+    const buildMs = performance.now() - t0;
+    globalThis.gc?.();
+    const rss = process.memoryUsage().rss;
+    const timed = await timeQueries(queries, 20, async (q) => tesseraIds((await rankByVector(index, tessera.runner, q, K)).ranked));
+    const engine = quant === 'none' ? 'tessera-exact-f32' : 'tessera-int8-rescore';
+    const out: Record<string, unknown> = {
+      n, dims, metric: 'cosine', segments: index.segments.length, buildMs: round(buildMs, 0), docsPerSec: round((n * 1000) / buildMs, 0),
+      qps: round(timed.qps, 1), scanGBps: round((n * dims * 4 * timed.qps) / 1e9, 2), rssMB: round(rss / 2 ** 20, 0), rssDeltaMB: round((rss - rssBefore) / 2 ** 20, 0),
+    };
+    if (quant === 'none') {
+      exact = timed;
+      // Bandwidth baseline on this machine in this run: a WASM SIMD read of the same bytes.
+      const seg = index.segments.find((s) => s.vectors);
+      if (seg?.vectors) {
+        const segBytes = seg.data.docCount * dims * 4;
+        const times: number[] = [];
+        for (let i = 0; i < 15; i++) {
+          const t = performance.now();
+          await tessera.runner.runTask({ kernel: 'streamRead', args: [seg.vectors.vectors.offset, segBytes] });
+          times.push(performance.now() - t);
+        }
+        times.sort((a, b) => a - b);
+        out.streamReadGBps = round(segBytes / times[7]! / 1e6, 2);
+        out.pctOfBandwidth = round((100 * (out.scanGBps as number)) / (out.streamReadGBps as number), 1);
+      }
+    } else {
+      out.recallAt10VsExact = round(recallAt10(timed.results, exact!.results), 4);
+      out.vsExactQps = round(timed.qps / exact!.qps, 2);
+    }
+    emit({ bench: 'scale', engine, ...out });
+    summary[`scale_${engine}`] = out;
+    await index.drop();
+  }
+}
+
+const EARTH_RADIUS_M = 6371008.8;
+function haversine(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const r = Math.PI / 180;
+  const dLat = (lat2 - lat1) * r;
+  const dLon = (lon2 - lon1) * r;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+async function geo(tessera: Tessera, summary: Record<string, unknown>): Promise<void> {
+  const lines = gunzipSync(readFileSync(path.join(DATA, 'geo/cities1000.jsonl.gz'))).toString('utf8').split('\n').filter((l) => l.length > 0);
+  const places = lines.map((l) => JSON.parse(l) as { id: number | string; lat: number; lon: number });
+  const n = places.length;
+  const ids = places.map((p) => String(p.id));
+  const lats = Float64Array.from(places, (p) => p.lat);
+  const lons = Float64Array.from(places, (p) => p.lon);
+  const t0 = performance.now();
+  const index = await tessera.create('cities', { mappings: { location: { type: 'geo_point' } } },
+    (from, to) => places.slice(from, to).map((p, j) => ({ id: ids[from + j], location: { lat: p.lat, lon: p.lon } })), n);
+  const buildMs = performance.now() - t0;
+  const rand = mulberry32(42);
+  const centres = Array.from({ length: 500 }, () => places[Math.floor(rand() * n)]!);
+  const radius = 50_000;
+  const scan = (lat: number, lon: number): Array<{ id: string; d: number }> => {
+    const hits: Array<{ id: string; d: number }> = [];
+    for (let i = 0; i < n; i++) {
+      const d = haversine(lat, lon, lats[i]!, lons[i]!);
+      if (d <= radius) hits.push({ id: ids[i]!, d });
+    }
+    hits.sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return hits.slice(0, K);
+  };
+  const query = (c: { lat: number; lon: number }) => searchGeo(index, tessera.runner, { geo: { lat: c.lat, lon: c.lon, radius: '50km' }, size: K, from: 0, highlight: false, select: ['id'] });
+  for (let i = 0; i < 50; i++) await query(centres[i]!);
+  for (let i = 0; i < 20; i++) scan(centres[i]!.lat, centres[i]!.lon);
+  const tMs: number[] = [];
+  const sMs: number[] = [];
+  let same = 0;
+  let sameUpToTies = 0;
+  for (const c of centres) {
+    let t = performance.now();
+    const got = await query(c);
+    tMs.push(performance.now() - t);
+    t = performance.now();
+    const want = scan(c.lat, c.lon);
+    sMs.push(performance.now() - t);
+    const gotIds = got.hits.map((h) => h.id);
+    if (gotIds.length === want.length && gotIds.every((id, i) => id === want[i]!.id)) same++;
+    // Equal distances (duplicate coordinates) may order differently: compare the distance lists.
+    if (got.hits.length === want.length && got.hits.every((h, i) => Math.abs(h.distanceMeters - want[i]!.d) < 0.5)) sameUpToTies++;
+  }
+  tMs.sort((a, b) => a - b);
+  sMs.sort((a, b) => a - b);
+  const out = {
+    points: n, queries: centres.length, radius: '50km', buildMs: round(buildMs, 0),
+    tesseraP50Ms: round(percentile(tMs, 50), 3), tesseraP99Ms: round(percentile(tMs, 99), 3),
+    fullScanP50Ms: round(percentile(sMs, 50), 3), fullScanP99Ms: round(percentile(sMs, 99), 3),
+    top10IdsEqual: same, top10EqualUpToTies: sameUpToTies,
+  };
+  emit({ bench: 'geo', ...out });
+  summary.geo = out;
+  if (sameUpToTies !== centres.length) throw new Error(`geo: ${centres.length - sameUpToTies} queries differ from the full scan`);
+  await index.drop();
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const summary: Record<string, unknown> = {};
+  const tessera = new Tessera();
+  try {
+    await mnist(tessera, summary);
+    await scale(tessera, summary);
+    await geo(tessera, summary);
+  } finally {
+    await tessera.close();
+  }
+  summary.totalSeconds = round((performance.now() - started) / 1000, 1);
+  emit({ summary });
+}
+
+await main();
