@@ -1,14 +1,4 @@
-/** mulberry32, so every bench input is reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../support/prng.js';
 
 /** Uniform in [-1, 1): cheap enough to fill gigabytes, and the kernels' speed does not depend on it. */
 export function uniformVectors(rand: () => number, count: number, dims: number): Float32Array {

@@ -2,6 +2,9 @@ import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import { prng } from '../support/prng.js';
+
+export { prng };
 import type { BenchDoc } from './adapter.js';
 import { projectRoot } from './paths.js';
 
@@ -84,17 +87,6 @@ export async function loadWordnet(limit = Infinity): Promise<BenchDoc[]> {
   return docs;
 }
 
-/** Deterministic PRNG (mulberry32): the same seed gives the same queries on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Lucene's English stop words: never drawn as query words (they carry no query intent). */
 const STOP_WORDS = new Set(('a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with').split(' '));

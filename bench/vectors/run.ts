@@ -1,3 +1,4 @@
+import { prng as mulberry32 } from '../support/prng.js';
 import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,16 +30,6 @@ const BATCH = 25_000;
 const emit = (o: Record<string, unknown>): void => console.log(JSON.stringify(o));
 const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12);
