@@ -191,9 +191,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     handler: async ({ params, body }) => {
       const index = engine().get(params.name!);
       if ('ids' in body) return { deleted: await index.delete(body.ids.map(String)) };
-      const filter = parseFilter(body.filter, index.record.mappings);
-      const matched = await searchKeyword(index, ctx.kernels, { filter, size: index.docCount, from: 0, highlight: false, select: ['id'] });
-      return { deleted: await index.delete(matched.hits.map((h) => h.id)) };
+      return { deleted: await index.delete(index.idsMatching(parseFilter(body.filter, index.record.mappings))) };
     },
   });
   ctx.routes.add({

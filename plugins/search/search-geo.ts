@@ -5,8 +5,7 @@ import { evaluateFilter, type FilterNode } from './filter.js';
 import { circleBox, parseDistance, type LatLonBox } from './geo-grid.js';
 import { matchSet } from './match-set.js';
 import { compileProjection, projectSource } from './projection.js';
-import { parseQuery } from './query-parser.js';
-import { keywordHighlighter, resolveFields, type Hit } from './search-keyword.js';
+import { keywordHighlighter, parseIndexQuery, resolveFields, type Hit } from './search-keyword.js';
 import type { SearchIndex } from './search-index.js';
 import { segmentColumns } from './segment-columns.js';
 
@@ -80,14 +79,7 @@ export async function searchGeo(index: SearchIndex, runner: KernelRunner, query:
   }
 
   const textFields = query.q ? resolveFields(index, query.fields) : [];
-  const ast = query.q
-    ? parseQuery(query.q, {
-        analyzer: index.analyzerFor(textFields[0]?.field ?? ''),
-        fields: Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)])),
-        defaultOperator: query.operator ?? index.record.settings.defaultOperator,
-        minimumShouldMatch: query.minimumShouldMatch ?? index.record.settings.minimumShouldMatch,
-      })
-    : undefined;
+  const ast = query.q ? parseIndexQuery(index, query, textFields) : undefined;
 
   const found: Array<{ id: string; distance: number }> = [];
   for (const seg of index.segments) {

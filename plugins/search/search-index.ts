@@ -5,7 +5,9 @@ import type { KernelRunner, DocLengthsBlock, GeoBlock, PostingsBlock, VectorBloc
 import { GeoGrid } from './geo-grid.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
-import { add, emptySet, has, popcount, type Bitset } from './bitset.js';
+import { add, andNotInPlace, emptySet, has, members, popcount, type Bitset } from './bitset.js';
+import { evaluateFilter, type FilterNode } from './filter.js';
+import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
 import { embedderFor } from './embedder.js';
@@ -191,6 +193,16 @@ export class SearchIndex {
       for (const t of todo) failed.set(t.doc, (err as Error).message);
     }
     return failed;
+  }
+
+  /** Ids of the live documents that pass `filter` (delete by filter), without reading any source. */
+  idsMatching(filter: FilterNode): string[] {
+    const ids: string[] = [];
+    for (const seg of this.segments) {
+      const set = andNotInPlace(evaluateFilter(filter, segmentColumns(seg), seg.data.docCount), seg.deleted);
+      for (const ord of members(set)) ids.push(seg.data.ids[ord]!);
+    }
+    return ids;
   }
 
   getDocument(id: string): Record<string, unknown> | undefined {

@@ -5,7 +5,7 @@ import { evaluateFilter, type FilterNode } from './filter.js';
 import { highlightDocument } from './highlight.js';
 import { isFlatDisjunction, matchSet, phraseMatches } from './match-set.js';
 import { compileProjection, projectSource } from './projection.js';
-import { positiveLeaves, type QueryNode } from './query-ast.js';
+import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from './query-ast.js';
 import { parseQuery } from './query-parser.js';
 import { segmentColumns } from './segment-columns.js';
 import type { LoadedSegment, SearchIndex } from './search-index.js';
@@ -72,14 +72,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
   const n = index.docCount;
   if (n === 0 || segments.length === 0) return { total: 0, hits: [] };
 
-  const analyzers = Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)]));
-  const analyzer = fields.length > 0 ? index.analyzerFor(fields[0]!.field) : index.analyzerFor('');
-  const ast = parseQuery(query.q ?? '', {
-    analyzer,
-    fields: analyzers,
-    defaultOperator: query.operator ?? index.record.settings.defaultOperator,
-    minimumShouldMatch: query.minimumShouldMatch ?? index.record.settings.minimumShouldMatch,
-  });
+  const ast = parseIndexQuery(index, query, fields);
   const scope = { fields: fields.map((f) => f.field) };
   const leaves = dedupeLeaves(positiveLeaves(ast));
   const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
@@ -95,7 +88,12 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
     for (const { field } of fields) sumLength[field] = (sumLength[field] ?? 0) + (seg.data.text[field]?.sumLength ?? 0);
   }
   const avgdl = (field: string): number => Math.max(sumLength[field]! / docsTotal, 1e-6);
+  // Each (field, term) is looked up once per query, not once per segment.
+  const dfCache = new Map<string, number>();
   const df = (field: string, term: string): number => {
+    const key = `${field}\u0000${term}`;
+    const cached = dfCache.get(key);
+    if (cached !== undefined) return cached;
     let count = 0;
     for (const seg of segments) {
       const text = seg.data.text[field];
@@ -103,6 +101,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       const i = lookup(text.terms, term);
       if (i !== -1) count += text.termStarts[i + 1]! - text.termStarts[i]!;
     }
+    dfCache.set(key, count);
     return count;
   };
 
@@ -198,8 +197,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
     if (sorting) ranked = sortBy(index, ranked, locate, query.sort!);
     const page = ranked.slice(query.from, want);
 
-    const highlightTerms = new Set(leaves.flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
-    const highlightFields = fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
+    const highlight = query.highlight === false ? undefined : highlighterFor(index, fields, leaves);
     const hits: Hit[] = [];
     for (const { global, score } of page) {
       const { seg, ord } = locate(global);
@@ -210,7 +208,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
         id,
         score,
         source: projectSource(source, projection),
-        highlight: query.highlight === false || highlightTerms.size === 0 ? {} : highlightDocument(source, highlightFields, highlightTerms),
+        highlight: highlight ? highlight(source) : {},
       });
     }
     return { total, hits };
@@ -275,18 +273,33 @@ export function valueAt(source: Record<string, unknown>, path: string): unknown 
   return value;
 }
 
-/** Highlights for documents found by other means (hybrid search), from the query's keyword terms. */
-export function keywordHighlighter(index: SearchIndex, query: Pick<KeywordQuery, 'q' | 'fields' | 'operator' | 'minimumShouldMatch'>): (source: Record<string, unknown>) => Record<string, string[]> {
-  const fields = resolveFields(index, query.fields);
-  if (fields.length === 0 || !query.q) return () => ({});
-  const analyzers = Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)]));
-  const ast = parseQuery(query.q, {
-    analyzer: index.analyzerFor(fields[0]!.field),
-    fields: analyzers,
+/**
+ * `q` parsed for an index: unqualified words analysed with the first searched field's analyzer,
+ * `field:` qualifiers with their own, the index's operator and minimumShouldMatch as defaults.
+ */
+export function parseIndexQuery(
+  index: SearchIndex,
+  query: Pick<KeywordQuery, 'q' | 'operator' | 'minimumShouldMatch'>,
+  fields: ReadonlyArray<{ field: string }>,
+): QueryNode {
+  return parseQuery(query.q ?? '', {
+    analyzer: index.analyzerFor(fields[0]?.field ?? ''),
+    fields: Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)])),
     defaultOperator: query.operator ?? index.record.settings.defaultOperator,
     minimumShouldMatch: query.minimumShouldMatch ?? index.record.settings.minimumShouldMatch,
   });
-  const terms = new Set(positiveLeaves(ast).flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
+}
+
+/** Highlights of `fields` for the terms of a query's positive leaves. */
+function highlighterFor(index: SearchIndex, fields: ReadonlyArray<{ field: string }>, leaves: ReadonlyArray<TermQuery | PhraseQuery>): (source: Record<string, unknown>) => Record<string, string[]> {
+  const terms = new Set(leaves.flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
   const targets = fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
   return (source) => (terms.size === 0 ? {} : highlightDocument(source, targets, terms));
+}
+
+/** Highlights for documents found by other means (hybrid and geo search), from the query's keyword terms. */
+export function keywordHighlighter(index: SearchIndex, query: Pick<KeywordQuery, 'q' | 'fields' | 'operator' | 'minimumShouldMatch'>): (source: Record<string, unknown>) => Record<string, string[]> {
+  const fields = resolveFields(index, query.fields);
+  if (fields.length === 0 || !query.q) return () => ({});
+  return highlighterFor(index, fields, positiveLeaves(parseIndexQuery(index, query, fields)));
 }

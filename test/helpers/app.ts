@@ -24,14 +24,14 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-/** A manifest built in code: plugin modules resolve against test/fixtures, ports default to 0. */
-export function testManifest(input: Record<string, unknown>, dataDir: string): ResolvedManifest {
-  return resolveManifest({ name: 'test', ...input }, { file: '(test manifest)', dir: fixturesDir, dataDir });
+/** A manifest built in code: plugin modules resolve against `dir` (default test/fixtures). */
+export function testManifest(input: Record<string, unknown>, dataDir: string, dir = fixturesDir): ResolvedManifest {
+  return resolveManifest({ name: 'test', ...input }, { file: '(test manifest)', dir, dataDir });
 }
 
-export async function createTestApp(input: Record<string, unknown>, options: { dataDir?: string; start?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(input: Record<string, unknown>, options: { dataDir?: string; start?: boolean; dir?: string } = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDir();
-  const manifest = testManifest(input, dataDir);
+  const manifest = testManifest(input, dataDir, options.dir);
   const logs: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -62,4 +62,9 @@ export async function json(response: Response): Promise<any> {
   } catch {
     throw new Error(`Expected JSON, got ${response.status}: ${text.slice(0, 200)}`);
   }
+}
+
+/** POST `body` as JSON. */
+export function postJson(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, json, tempDir, type TestApp } from '../helpers/app.js';
@@ -85,11 +85,20 @@ describe('third-party plugins', () => {
   });
 
   it('resolves a plugin by npm package name from the manifest directory', async () => {
-    // test/fixtures/node_modules/tessera-plugin-hello is an installed package as far as Node is concerned.
-    t = await createTestApp({
-      listeners: [{ name: 'main', port: 0, plugins: ['hello'] }],
-      plugins: { hello: { module: 'tessera-plugin-hello' } },
-    });
+    // An installed package as far as Node is concerned: ESM-only, found through node_modules.
+    const dir = tempDir();
+    const pkg = path.join(dir, 'node_modules', 'tessera-plugin-hello');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'tessera-plugin-hello', version: '1.0.0', type: 'module', exports: { '.': { import: './hello.js' } } }));
+    // A plugin is a plain object: a package can ship one without importing tessera at all.
+    writeFileSync(
+      path.join(pkg, 'hello.js'),
+      `export default { name: 'hello', version: '1.0.0', setup(ctx) { ctx.routes.add({ method: 'GET', path: '/hello', permission: 'public', handler: () => ({ from: 'tessera-plugin-hello' }) }); } };\n`,
+    );
+    t = await createTestApp(
+      { listeners: [{ name: 'main', port: 0, plugins: ['hello'] }], plugins: { hello: { module: 'tessera-plugin-hello' } } },
+      { dir },
+    );
     expect(await json(await fetch(`${t.url()}/hello`))).toEqual({ ok: true, from: 'tessera-plugin-hello' });
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedText } from '../../../plugins/search/hashed-embedder.js';
-import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -23,13 +23,12 @@ describe('hashed-ngrams-v1 embedder', () => {
 describe('autoEmbed', () => {
   let t: TestApp;
   let base: string;
-  const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   beforeAll(async () => {
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
     base = `${t.url()}/v1/indexes`;
-    const created = await post(base, { name: 'auto', mappings: { title: { type: 'text' }, body: { type: 'text' } }, settings: { vectorDimensions: 256, autoEmbed: true } });
+    const created = await postJson(base, { name: 'auto', mappings: { title: { type: 'text' }, body: { type: 'text' } }, settings: { vectorDimensions: 256, autoEmbed: true } });
     expect(created.status).toBe(200);
-    const res = await json(await post(`${base}/auto/documents`, [
+    const res = await json(await postJson(`${base}/auto/documents`, [
       { id: 'aero', title: 'Aerodynamic heating', body: 'Heating of swept wings at supersonic speed.' },
       { id: 'layer', title: 'Boundary layers', body: 'Transition of the laminar boundary layer on a flat plate.' },
       { id: 'soup', title: 'Tomato soup', body: 'A recipe with basil and garlic.' },
@@ -40,25 +39,25 @@ describe('autoEmbed', () => {
   afterAll(() => t.stop());
 
   it('embeds documents on insert and q at query time the same way', async () => {
-    const result = await json(await post(`${base}/auto/search`, { mode: 'semantic', q: 'aerodynamics of wings', size: 2 }));
+    const result = await json(await postJson(`${base}/auto/search`, { mode: 'semantic', q: 'aerodynamics of wings', size: 2 }));
     expect(result.hits[0].id).toBe('aero');
     expect(result.total).toBe(4);
   });
 
   it('keeps a document\'s own _vector instead of embedding it', async () => {
-    const own = await json(await post(`${base}/auto/search`, { mode: 'semantic', vector: Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0)), size: 1 }));
+    const own = await json(await postJson(`${base}/auto/search`, { mode: 'semantic', vector: Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0)), size: 1 }));
     expect(own.hits[0]).toMatchObject({ id: 'own', score: expect.closeTo(1, 5) });
   });
 
   it('runs hybrid search from q alone', async () => {
-    const result = await json(await post(`${base}/auto/search`, { mode: 'hybrid', q: 'boundary layer transition', size: 3, explain: true }));
+    const result = await json(await postJson(`${base}/auto/search`, { mode: 'hybrid', q: 'boundary layer transition', size: 3, explain: true }));
     expect(result.hits[0].id).toBe('layer');
     expect(result.hits[0].explain.keyword.rank).toBe(1);
     expect(result.hits[0].explain.semantic.rank).toBe(1);
   });
 
   it('refuses autoEmbed without vectorDimensions', async () => {
-    const res = await post(base, { name: 'noauto', mappings: { title: { type: 'text' } }, settings: { autoEmbed: true } });
+    const res = await postJson(base, { name: 'noauto', mappings: { title: { type: 'text' } }, settings: { autoEmbed: true } });
     expect(res.status).toBe(400);
     expect((await json(res)).error.details.issues[0].path).toBe('settings.vectorDimensions');
   });

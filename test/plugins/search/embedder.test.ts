@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedder.js';
 import { embedText } from '../../../plugins/search/hashed-embedder.js';
-import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 const DIMS = 32;
 
@@ -107,11 +107,10 @@ describe('openai embedder', () => {
 describe('autoEmbed through an OpenAI-compatible endpoint', () => {
   let t: TestApp;
   let base: string;
-  const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   beforeAll(async () => {
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
     base = `${t.url()}/v1/indexes`;
-    const created = await post(base, {
+    const created = await postJson(base, {
       name: 'remote',
       mappings: { title: { type: 'text' } },
       settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16 } },
@@ -121,15 +120,15 @@ describe('autoEmbed through an OpenAI-compatible endpoint', () => {
   afterAll(() => t.stop());
 
   it('embeds documents and queries through the endpoint', async () => {
-    const res = await json(await post(`${base}/remote/documents`, [{ id: 'a', title: 'supersonic wing flutter' }, { id: 'b', title: 'tomato soup recipe' }]));
+    const res = await json(await postJson(`${base}/remote/documents`, [{ id: 'a', title: 'supersonic wing flutter' }, { id: 'b', title: 'tomato soup recipe' }]));
     expect(res.errors).toEqual([]);
-    const found = await json(await post(`${base}/remote/search`, { mode: 'semantic', q: 'wing flutter', size: 1 }));
+    const found = await json(await postJson(`${base}/remote/search`, { mode: 'semantic', q: 'wing flutter', size: 1 }));
     expect(found.hits[0].id).toBe('a');
   });
 
   it('fails only the documents that needed the endpoint when it is down', async () => {
     server.failures = Array.from({ length: 8 }, () => ({ status: 503, retryAfter: '0' }));
-    const res = await json(await post(`${base}/remote/documents`, [{ id: 'c', title: 'needs embedding' }, { id: 'd', title: 'own vector', _vector: new Array(DIMS).fill(0.1) }]));
+    const res = await json(await postJson(`${base}/remote/documents`, [{ id: 'c', title: 'needs embedding' }, { id: 'd', title: 'own vector', _vector: new Array(DIMS).fill(0.1) }]));
     server.failures = [];
     expect(res.indexed).toBe(1);
     expect(res.ids).toEqual(['d']);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 import { cranfieldAvailable, loadCranfield } from './support/cranfield.js';
 import { ndcgAt } from './support/ndcg.js';
 
@@ -12,12 +12,11 @@ describe.skipIf(!available)('Cranfield relevance through the search API', () => 
   beforeAll(async () => {
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
     base = `${t.url()}/v1/indexes`;
-    const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    await post(base, { name: 'cranfield', mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } });
+    await postJson(base, { name: 'cranfield', mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } });
     const { docs } = loadCranfield();
     // Several requests, so the index has several segments, as a real one does.
     for (let i = 0; i < docs.length; i += 500) {
-      const res = await json(await post(`${base}/cranfield/documents`, docs.slice(i, i + 500)));
+      const res = await json(await postJson(`${base}/cranfield/documents`, docs.slice(i, i + 500)));
       expect(res.errors).toEqual([]);
     }
   });

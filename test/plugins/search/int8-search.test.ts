@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 function gaussian(seed: number): () => number {
   let a = seed >>> 0;
@@ -22,13 +22,12 @@ const cosine = (a: number[], b: number[]): number => dot(a, b) / Math.sqrt(dot(a
 describe('int8 vector quantization', () => {
   let t: TestApp;
   let base: string;
-  const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   beforeAll(async () => {
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
     base = `${t.url()}/v1/indexes`;
-    await post(base, { name: 'q8', settings: { vectorDimensions: DIMS, vectorMetric: 'cosine', vectorQuantization: 'int8' } });
-    await post(base, { name: 'f32', settings: { vectorDimensions: DIMS, vectorMetric: 'cosine' } });
-    for (const name of ['q8', 'f32']) expect((await json(await post(`${base}/${name}/documents`, docs))).errors).toEqual([]);
+    await postJson(base, { name: 'q8', settings: { vectorDimensions: DIMS, vectorMetric: 'cosine', vectorQuantization: 'int8' } });
+    await postJson(base, { name: 'f32', settings: { vectorDimensions: DIMS, vectorMetric: 'cosine' } });
+    for (const name of ['q8', 'f32']) expect((await json(await postJson(`${base}/${name}/documents`, docs))).errors).toEqual([]);
   });
   afterAll(() => t.stop());
 
@@ -36,7 +35,7 @@ describe('int8 vector quantization', () => {
     let hits = 0;
     for (const q of queries) {
       const exact = new Set(docs.map((d) => ({ id: d.id, s: cosine(q, d._vector) })).sort((a, b) => b.s - a.s).slice(0, 10).map((d) => d.id));
-      const res = await json(await post(`${base}/${index}/search`, { mode: 'semantic', vector: q, size: 10, select: ['id'] }));
+      const res = await json(await postJson(`${base}/${index}/search`, { mode: 'semantic', vector: q, size: 10, select: ['id'] }));
       hits += res.hits.filter((h: { id: string }) => exact.has(h.id)).length;
     }
     return hits / (queries.length * 10);
@@ -44,7 +43,7 @@ describe('int8 vector quantization', () => {
 
   it('reaches recall@10 of at least 0.98 against exact search, with scores rescored in f32', async () => {
     expect(await recall('q8')).toBeGreaterThanOrEqual(0.98);
-    const res = await json(await post(`${base}/q8/search`, { mode: 'semantic', vector: queries[0], size: 1, select: ['id'] }));
+    const res = await json(await postJson(`${base}/q8/search`, { mode: 'semantic', vector: queries[0], size: 1, select: ['id'] }));
     const doc = docs.find((d) => d.id === res.hits[0].id)!;
     expect(res.hits[0].score).toBeCloseTo(cosine(queries[0]!, doc._vector), 4);
   });

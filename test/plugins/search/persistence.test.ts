@@ -1,10 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, json, tempDir } from '../../helpers/app.js';
+import { createTestApp, json, postJson, tempDir } from '../../helpers/app.js';
 import { listeningUrls, runCli, type CliProcess } from '../../helpers/cli.js';
 
-const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const manifest = (plugins = { search: { options: { maxSegments: 3 } } }) => ({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins });
 
 describe('search persistence', () => {
@@ -20,8 +19,8 @@ describe('search persistence', () => {
     dirs.push(dataDir);
     let t = await createTestApp(manifest(), { dataDir });
     let base = `${t.url()}/v1/indexes`;
-    await post(base, { name: 'notes', mappings: { text: { type: 'text' }, tag: { type: 'keyword' } } });
-    for (let i = 0; i < 6; i++) await post(`${base}/notes/documents`, [{ id: `n${i}`, text: `note number ${i} about lmdb`, tag: i % 2 ? 'odd' : 'even' }]);
+    await postJson(base, { name: 'notes', mappings: { text: { type: 'text' }, tag: { type: 'keyword' } } });
+    for (let i = 0; i < 6; i++) await postJson(`${base}/notes/documents`, [{ id: `n${i}`, text: `note number ${i} about lmdb`, tag: i % 2 ? 'odd' : 'even' }]);
     await fetch(`${base}/notes/documents/n0`, { method: 'DELETE' });
     // Six one-document writes with maxSegments 3: a merge runs after the writes that pass the limit.
     await new Promise((r) => setTimeout(r, 200));
@@ -32,7 +31,7 @@ describe('search persistence', () => {
 
     t = await createTestApp(manifest(), { dataDir });
     base = `${t.url()}/v1/indexes`;
-    const result = await json(await post(`${base}/notes/search`, { q: 'lmdb', size: 10, filter: { eq: { tag: 'odd' } } }));
+    const result = await json(await postJson(`${base}/notes/search`, { q: 'lmdb', size: 10, filter: { eq: { tag: 'odd' } } }));
     expect(result.total).toBe(3);
     expect(result.hits.map((h: { id: string }) => h.id).sort()).toEqual(['n1', 'n3', 'n5']);
     expect((await fetch(`${base}/notes/documents/n0`)).status).toBe(404);
@@ -48,10 +47,10 @@ describe('search persistence', () => {
     const first = runCli(['serve', '--manifest', file]);
     running.push(first);
     const base = `${(await listeningUrls(first, 1)).search}/v1/indexes`;
-    await post(base, { name: 'k', mappings: { text: { type: 'text' } } });
+    await postJson(base, { name: 'k', mappings: { text: { type: 'text' } } });
     const acknowledged: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await json(await post(`${base}/k/documents`, [{ id: `d${i}`, text: `durable document ${i}` }]));
+      const res = await json(await postJson(`${base}/k/documents`, [{ id: `d${i}`, text: `durable document ${i}` }]));
       if (res.indexed === 1) acknowledged.push(`d${i}`);
     }
     first.child.kill('SIGKILL');
@@ -61,7 +60,7 @@ describe('search persistence', () => {
     const second = runCli(['serve', '--manifest', file]);
     running.push(second);
     const again = `${(await listeningUrls(second, 1)).search}/v1/indexes`;
-    const result = await json(await post(`${again}/k/search`, { q: 'durable', size: 100, select: ['id'], highlight: false }));
+    const result = await json(await postJson(`${again}/k/search`, { q: 'durable', size: 100, select: ['id'], highlight: false }));
     expect(result.total).toBe(20);
     expect(result.hits.map((h: { id: string }) => h.id).sort()).toEqual([...acknowledged].sort());
   });

@@ -194,7 +194,7 @@ describe('parseQuery: malformed input degrades to terms', () => {
 });
 
 describe('parseQuery: empty and unusual input', () => {
-  it('an empty or blank query matches everything (placeholder search)', () => {
+  it('an empty or blank query matches every document (match-all search)', () => {
     expect(std('')).toEqual(all);
     expect(std('   ')).toEqual(all);
   });

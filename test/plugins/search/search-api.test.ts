@@ -194,4 +194,20 @@ describe('search plugin: indexes, documents, keyword search', () => {
     expect(result.hits[0].score).toBeGreaterThan(0);
     expect(ids(await search({ q: 'rewritten words', minimumShouldMatch: 2 }, 'scores'))).toEqual(['same']);
   });
+
+  it('answers the documents route\'s bad bodies with the error shape: invalid_json, 415 and validation_failed', async () => {
+    const broken = await post(`${base}/books/documents`, '[{"id": "x",');
+    expect(broken.status).toBe(400);
+    expect((await json(broken)).error.code).toBe('invalid_json');
+    const badLine = await post(`${base}/books/documents`, '{"id":"ok"}\n{not json}\n', 'application/x-ndjson');
+    expect(badLine.status).toBe(400);
+    expect((await json(badLine)).error).toMatchObject({ code: 'invalid_json', details: { line: 2 } });
+    const wrongType = await post(`${base}/books/documents`, 'id,title', 'text/csv');
+    expect(wrongType.status).toBe(415);
+    expect((await json(wrongType)).error.details.accepted).toEqual(['application/json', 'application/x-ndjson']);
+    const notDocs = await post(`${base}/books/documents`, { doc: {} });
+    expect(notDocs.status).toBe(400);
+    expect((await json(notDocs)).error).toMatchObject({ code: 'validation_failed', details: { issues: [{ path: 'body' }] } });
+    expect((await fetch(`${base}/books/documents/ok`)).status).toBe(404);
+  });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, json, tempDir, type TestApp } from '../../helpers/app.js';
+import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 import { prng } from '../../helpers/prng.js';
 
 const DIMS = 8;
@@ -24,18 +24,17 @@ describe('semantic and hybrid search', () => {
   let t: TestApp;
   let base: string;
   const dataDir = tempDir();
-  const post = (url: string, body: unknown): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const manifest = { listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} }, kernels: { threads: 1 } };
 
   beforeAll(async () => {
     t = await createTestApp(manifest, { dataDir });
     base = `${t.url()}/v1/indexes`;
     for (const metric of Object.keys(metrics)) {
-      await post(base, { name: `m-${metric}`, mappings: { title: { type: 'text' }, parity: { type: 'keyword' } }, settings: { vectorDimensions: DIMS, vectorMetric: metric } });
+      await postJson(base, { name: `m-${metric}`, mappings: { title: { type: 'text' }, parity: { type: 'keyword' } }, settings: { vectorDimensions: DIMS, vectorMetric: metric } });
       // Two writes, so two segments; then deletes, so tombstones.
-      expect((await json(await post(`${base}/m-${metric}/documents`, docs.slice(0, 120)))).errors).toEqual([]);
-      expect((await json(await post(`${base}/m-${metric}/documents`, docs.slice(120)))).errors).toEqual([]);
-      expect((await json(await post(`${base}/m-${metric}/documents/delete`, { ids: [...deleted] }))).deleted).toBe(3);
+      expect((await json(await postJson(`${base}/m-${metric}/documents`, docs.slice(0, 120)))).errors).toEqual([]);
+      expect((await json(await postJson(`${base}/m-${metric}/documents`, docs.slice(120)))).errors).toEqual([]);
+      expect((await json(await postJson(`${base}/m-${metric}/documents/delete`, { ids: [...deleted] }))).deleted).toBe(3);
     }
   });
   afterAll(() => t.stop());
@@ -48,7 +47,7 @@ describe('semantic and hybrid search', () => {
 
   for (const metric of Object.keys(metrics) as Array<keyof typeof metrics>) {
     it(`ranks by ${metric} exactly as a brute-force computation, across segments and deletes`, async () => {
-      const result = await json(await post(`${base}/m-${metric}/search`, { mode: 'semantic', vector: query, size: 10 }));
+      const result = await json(await postJson(`${base}/m-${metric}/search`, { mode: 'semantic', vector: query, size: 10 }));
       const expected = bruteForce(metric).slice(0, 10);
       expect(result.total).toBe(docs.length - deleted.size);
       expect(result.hits.map((h: { id: string }) => h.id)).toEqual(expected.map((e) => e.id));
@@ -57,25 +56,25 @@ describe('semantic and hybrid search', () => {
   }
 
   it('applies filters before top-k and keeps _vector out of sources unless projected', async () => {
-    const result = await json(await post(`${base}/m-cosine/search`, { mode: 'semantic', vector: query, size: 5, filter: { eq: { parity: 'odd' } } }));
+    const result = await json(await postJson(`${base}/m-cosine/search`, { mode: 'semantic', vector: query, size: 5, filter: { eq: { parity: 'odd' } } }));
     expect(result.hits.map((h: { id: string }) => h.id)).toEqual(bruteForce('cosine', (d) => d.parity === 'odd').slice(0, 5).map((e) => e.id));
     expect(result.hits[0].source._vector).toBeUndefined();
-    const projected = await json(await post(`${base}/m-cosine/search`, { mode: 'semantic', vector: query, size: 1, select: ['_vector'] }));
+    const projected = await json(await postJson(`${base}/m-cosine/search`, { mode: 'semantic', vector: query, size: 1, select: ['_vector'] }));
     expect(projected.hits[0].source._vector).toHaveLength(DIMS);
   });
 
   it('answers invalid_vector for a wrong-length query or document vector, and vector_required without one', async () => {
-    const short = await post(`${base}/m-cosine/search`, { mode: 'semantic', vector: [1, 2] });
+    const short = await postJson(`${base}/m-cosine/search`, { mode: 'semantic', vector: [1, 2] });
     expect(short.status).toBe(400);
     expect((await json(short)).error.code).toBe('invalid_vector');
-    const doc = await json(await post(`${base}/m-cosine/documents`, [{ id: 'bad', _vector: [1, 2, 3] }]));
+    const doc = await json(await postJson(`${base}/m-cosine/documents`, [{ id: 'bad', _vector: [1, 2, 3] }]));
     expect(doc.errors).toEqual([expect.objectContaining({ position: 0, id: 'bad', code: 'invalid_vector' })]);
-    expect((await json(await post(`${base}/m-cosine/search`, { mode: 'semantic', q: 'odd' }))).error.code).toBe('vector_required');
+    expect((await json(await postJson(`${base}/m-cosine/search`, { mode: 'semantic', q: 'odd' }))).error.code).toBe('vector_required');
   });
 
   it('fuses keyword and vector ranks with RRF, weighted by semanticRatio, and explains each hit', async () => {
-    const result = await json(await post(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'odd', vector: query, size: 5, windowSize: 50, explain: true, semanticRatio: 0.5 }));
-    const keyword = await json(await post(`${base}/m-cosine/search`, { q: 'odd', size: 50, highlight: false }));
+    const result = await json(await postJson(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'odd', vector: query, size: 5, windowSize: 50, explain: true, semanticRatio: 0.5 }));
+    const keyword = await json(await postJson(`${base}/m-cosine/search`, { q: 'odd', size: 50, highlight: false }));
     const semantic = bruteForce('cosine').slice(0, 50);
     const rrf = new Map<string, number>();
     keyword.hits.forEach((h: { id: string }, i: number) => rrf.set(h.id, (rrf.get(h.id) ?? 0) + 0.5 / (60 + i + 1)));
@@ -90,7 +89,7 @@ describe('semantic and hybrid search', () => {
   });
 
   it('returns the other side\'s order unchanged when one side finds nothing', async () => {
-    const result = await json(await post(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'zzzunknownword', vector: query, size: 5 }));
+    const result = await json(await postJson(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'zzzunknownword', vector: query, size: 5 }));
     expect(result.hits.map((h: { id: string }) => h.id)).toEqual(bruteForce('cosine').slice(0, 5).map((e) => e.id));
   });
 
@@ -98,7 +97,7 @@ describe('semantic and hybrid search', () => {
     await t.stop();
     t = await createTestApp(manifest, { dataDir });
     base = `${t.url()}/v1/indexes`;
-    const result = await json(await post(`${base}/m-dot_product/search`, { mode: 'semantic', vector: query, size: 3 }));
+    const result = await json(await postJson(`${base}/m-dot_product/search`, { mode: 'semantic', vector: query, size: 3 }));
     expect(result.hits.map((h: { id: string }) => h.id)).toEqual(bruteForce('dot_product').slice(0, 3).map((e) => e.id));
   });
 });
