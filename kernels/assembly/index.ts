@@ -6,6 +6,7 @@ export { bm25Search } from "./bm25";
 export { rrfFuse } from "./rrf";
 export { geoNearest, geoPrepare } from "./geo";
 export { streamRead, noop } from "./stream";
+export { hnswInsert, hnswSearch, hnswScratchBytes } from "./hnsw";
 
 /** First byte the host may use: everything below holds the module's static data. */
 export function heapBase(): usize {

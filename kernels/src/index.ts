@@ -8,6 +8,7 @@ export type { VectorBlock, Int8Codes, LoadVectorsOptions } from './vector-block.
 export type { PostingsBlock, DocLengthsBlock } from './text-blocks.js';
 export { bitsetFromIds, type BitsetBlock } from './bitset-block.js';
 export type { GeoBlock } from './geo-block.js';
+export type { HnswGraphBlock, HnswOptions, HnswBuildOptions, HnswSearchQuery } from './hnsw-graph.js';
 export { defaultCandidates, type VectorSearchQuery } from './vector-search.js';
 export type { Bm25Query, Bm25Result, Bm25Segment, Bm25Term } from './bm25-search.js';
 export type { RrfQuery } from './rrf-fuse.js';

@@ -37,14 +37,22 @@ export interface KernelExports {
     filterPtr: number, heapPtr: number, k: number,
   ): number;
   geoPrepare(latsPtr: number, lonsPtr: number, count: number, xsPtr: number, ysPtr: number, zsPtr: number): void;
+  hnswInsert(graphPtr: number, vectorsPtr: number, normsPtr: number, start: number, end: number, scratchPtr: number): number;
+  hnswSearch(
+    graphPtr: number, vectorsPtr: number, normsPtr: number, queryPtr: number, queryNorm: number,
+    ef: number, filterPtr: number, scratchPtr: number, heapPtr: number, k: number,
+  ): number;
+  hnswScratchBytes(nodes: number, maxDegree: number, ef: number): number;
 }
 
 /** Kernels a task may name; the loaders (normsF32, quantizeInt8, geoPrepare) run inline only. */
 export type KernelName =
-  | 'noop' | 'streamRead' | 'scanF32' | 'rescoreF32' | 'scanInt8' | 'bm25Search' | 'rrfFuse' | 'geoNearest';
+  | 'noop' | 'streamRead' | 'scanF32' | 'rescoreF32' | 'scanInt8' | 'bm25Search' | 'rrfFuse' | 'geoNearest'
+  | 'hnswInsert' | 'hnswSearch';
 
 export const TASK_KERNELS: readonly KernelName[] = [
   'noop', 'streamRead', 'scanF32', 'rescoreF32', 'scanInt8', 'bm25Search', 'rrfFuse', 'geoNearest',
+  'hnswInsert', 'hnswSearch',
 ];
 
 /** Byte sizes of the tables the host writes for bm25Search and rrfFuse (see kernels/assembly). */

@@ -5,6 +5,10 @@ import { bm25Search, type Bm25Query, type Bm25Result } from './bm25-search.js';
 import { geoNearest, type GeoQuery, type GeoResult } from './geo-nearest.js';
 import { loadGeoPoints, type GeoBlock } from './geo-block.js';
 import { DEFAULT_INLINE_MAX_BYTES } from './inline-threshold.js';
+import {
+  buildHnsw, createHnswGraph, hnswGraphBytes, hnswInserted, hnswLevel0, hnswSearch, loadHnswGraph,
+  type HnswBuildOptions, type HnswGraphBlock, type HnswOptions, type HnswSearchQuery,
+} from './hnsw-graph.js';
 import { instantiateKernels } from './instantiate-kernels.js';
 import { assertOpen, runInline, runTasks, type ExecutionMode, type KernelContext } from './kernel-context.js';
 import type { KernelExports } from './kernel-exports.js';
@@ -112,6 +116,36 @@ export class KernelRunner {
 
   loadGeoPoints(lats: ArrayLike<number>, lons: ArrayLike<number>): GeoBlock {
     return loadGeoPoints(this.ctx, lats, lons);
+  }
+
+  /** An empty HNSW graph over a vector block's rows; `buildHnsw` links it. */
+  createHnswGraph(vectors: VectorBlock, options: HnswOptions): HnswGraphBlock {
+    return createHnswGraph(this.ctx, vectors, options);
+  }
+
+  /** Persisted graph bytes back into kernel memory (validated against the block). */
+  loadHnswGraph(vectors: VectorBlock, bytes: Uint8Array): HnswGraphBlock {
+    return loadHnswGraph(this.ctx, vectors, bytes);
+  }
+
+  buildHnsw(options: HnswBuildOptions): Promise<void> {
+    return buildHnsw(this.ctx, options);
+  }
+
+  hnswSearch(query: HnswSearchQuery): Promise<TopK> {
+    return hnswSearch(this.ctx, query);
+  }
+
+  hnswInserted(graph: HnswGraphBlock): number {
+    return hnswInserted(this.ctx, graph);
+  }
+
+  hnswGraphBytes(graph: HnswGraphBlock): Uint8Array {
+    return hnswGraphBytes(this.ctx, graph);
+  }
+
+  hnswLevel0(graph: HnswGraphBlock): ReturnType<typeof hnswLevel0> {
+    return hnswLevel0(this.ctx, graph);
   }
 
   /**
