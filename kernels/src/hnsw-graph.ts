@@ -215,16 +215,21 @@ export async function hnswSearch(ctx: KernelContext, q: HnswSearchQuery): Promis
   if (hnswInserted(ctx, graph) !== graph.count) throw new KernelInvalidInputError('the graph is still being built');
   if (graph.count === 0) return emptyTopK();
   const dims = graph.dims;
-  return withPinned(ctx, [graph, vectors, q.filter], () => withScratch(ctx, [dims * 4 + 16, scratchBytes(graph.count, 2 * graph.m, ef), topKBytes(k)], ([query, scratch, heap]) => {
-    const qPtr = query!.offset;
+  // One scratch region carved in three (query, walk state, top-k), so a search costs one
+  // allocation: at ~10k searches a second the allocator's bookkeeping shows.
+  const queryBytes = Math.ceil((dims * 4 + 16) / 64) * 64;
+  const walkBytes = Math.ceil(scratchBytes(graph.count, 2 * graph.m, ef) / 64) * 64;
+  return withPinned(ctx, [graph, vectors, q.filter], () => withScratch(ctx, [queryBytes + walkBytes + topKBytes(k)], ([region]) => {
+    const qPtr = region!.offset;
+    const heapPtr = qPtr + queryBytes + walkBytes;
     ctx.memory.f32.set(q.vector, qPtr >>> 2);
     ctx.kernels.normsF32(qPtr, dims, 0, 1, qPtr + dims * 4);
     const queryNorm = ctx.memory.f32[(qPtr + dims * 4) >>> 2]!;
     const n = runInline(ctx, {
       kernel: 'hnswSearch',
-      args: [graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, qPtr, queryNorm, ef, q.filter ? q.filter.words.offset : 0, scratch!.offset, heap!.offset, k],
+      args: [graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, qPtr, queryNorm, ef, q.filter ? q.filter.words.offset : 0, qPtr + queryBytes, heapPtr, k],
     });
-    return readTopK(ctx.memory, heap!.offset, k, n);
+    return readTopK(ctx.memory, heapPtr, k, n);
   }));
 }
 

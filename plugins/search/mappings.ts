@@ -114,6 +114,22 @@ const settingsShape = {
   vectorMetric: z.enum(['cosine', 'dot_product', 'euclidean']),
   /** `int8`: scan int8 codes (4x fewer bytes) and rescore the best candidates in f32. */
   vectorQuantization: z.enum(['none', 'int8']),
+  /**
+   * How each segment's vectors are searched: `flat` scans them all (exact); `hnsw` builds a graph
+   * per segment in the background (approximate, and far faster past ~50k vectors).
+   */
+  vectorIndex: z.union([
+    z.strictObject({ type: z.literal('flat') }),
+    z.strictObject({
+      type: z.literal('hnsw'),
+      /** Links per node (level 0 keeps 2m). */
+      m: z.number().int().min(4).max(64).default(16),
+      /** Beam width while building: higher builds slower and finds better links. */
+      efConstruction: z.number().int().min(16).max(2000).default(200),
+      /** Default beam width of a search; a query's `efSearch` overrides it. */
+      efSearch: z.number().int().min(1).max(10_000).default(100),
+    }),
+  ]),
   defaultOperator: z.enum(['AND', 'OR']),
   minimumShouldMatch: z.string().superRefine((value, ctx) => {
     try {
@@ -148,6 +164,7 @@ export const indexSettingsSchema = z.strictObject({
   vectorDimensions: settingsShape.vectorDimensions.optional(),
   vectorMetric: settingsShape.vectorMetric.optional(),
   vectorQuantization: settingsShape.vectorQuantization.default('none'),
+  vectorIndex: settingsShape.vectorIndex.default({ type: 'flat' }),
   defaultOperator: settingsShape.defaultOperator.default('OR'),
   minimumShouldMatch: settingsShape.minimumShouldMatch.optional(),
   enableVisualExtraction: settingsShape.enableVisualExtraction.default(true),

@@ -42,6 +42,10 @@ export const searchQuerySchema = z.strictObject({
   windowSize: z.number().int().min(1).max(1000).default(100),
   semanticRatio: z.number().min(0).max(1).default(0.5),
   explain: z.boolean().default(false),
+  /** Beam width of the HNSW search on indexes with `vectorIndex: hnsw` (default: the index's efSearch). */
+  efSearch: z.number().int().min(1).max(10_000).optional(),
+  /** Scan every vector even on an index with graphs (exact answers, for checking recall). */
+  exact: z.boolean().default(false),
   /** mode geo: {field?, lat, lon, radius} or {field?, boundingBox: {topLeft, bottomRight}}. */
   geo: z
     .strictObject({
@@ -224,7 +228,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
         body.mode === 'geo'
           ? await searchGeo(index, ctx.kernels, { ...body, geo: body.geo!, filter })
           : body.mode === 'semantic'
-          ? await searchSemantic(index, ctx.kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select })
+          ? await searchSemantic(index, ctx.kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select, efSearch: body.efSearch, exact: body.exact })
           : body.mode === 'hybrid'
             ? await searchHybrid(index, ctx.kernels, { ...body, vector: vector!, filter })
             : await searchKeyword(index, ctx.kernels, { ...body, filter });

@@ -4,7 +4,7 @@ import type { KernelRunner } from '../../kernels/src/index.js';
 import { ConflictError, InputError, NotFoundError } from '../../runtime/errors.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
-import { openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
+import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
 
 /** The seed's IndexDefinition, with the statistics `GET /v1/indexes` promises. */
 export interface IndexDefinition {
@@ -14,7 +14,13 @@ export interface IndexDefinition {
   docCount: number;
   createdAt: string;
   updatedAt: string;
-  stats: { segments: number; deletedDocs: number; fields: number };
+  stats: {
+    segments: number;
+    deletedDocs: number;
+    fields: number;
+    /** With `vectorIndex: hnsw`: segments whose graph is ready, and the build's progress in vectors. */
+    vectorIndex?: { type: 'hnsw'; segments: number; ready: number; failed: number; inserted: number; total: number };
+  };
 }
 
 export class IndexNotFoundError extends NotFoundError {
@@ -111,6 +117,8 @@ export class SearchEngine {
     // New mapped fields apply to documents already stored too, so they are re-read as well.
     const reindex = analysisChanged || (merged?.added.length ?? 0) > 0;
     if (reindex && index.docCount > 0) await index.reindex();
+    // Graphs depend on the metric and their own parameters only; a re-index builds new ones anyway.
+    else if (settings?.changed.some((k) => k === 'vectorIndex' || k === 'vectorMetric')) await index.resetGraphs();
     return { index: describe(index), reindexed: reindex && index.docCount > 0 };
   }
 
@@ -146,6 +154,20 @@ export function describe(index: SearchIndex): IndexDefinition {
     docCount: index.docCount,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
-    stats: { segments: index.segments.length, deletedDocs: deleted, fields: Object.keys(r.mappings).length },
+    stats: { segments: index.segments.length, deletedDocs: deleted, fields: Object.keys(r.mappings).length, ...graphStats(index) },
   };
+}
+
+function graphStats(index: SearchIndex): Pick<IndexDefinition['stats'], 'vectorIndex'> {
+  if (!hnswSettings(index.record.settings)) return {};
+  const stats = { type: 'hnsw' as const, segments: 0, ready: 0, failed: 0, inserted: 0, total: 0 };
+  for (const seg of index.segments) {
+    if (!seg.graph) continue;
+    stats.segments++;
+    if (seg.graph.status === 'ready') stats.ready++;
+    if (seg.graph.status === 'failed') stats.failed++;
+    stats.inserted += seg.graph.inserted;
+    stats.total += seg.graph.total;
+  }
+  return { vectorIndex: stats };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
-import type { KernelRunner, DocLengthsBlock, GeoBlock, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
+import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
 import { GeoGrid } from './geo-grid.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
@@ -32,6 +32,30 @@ interface Location {
   ord: number;
 }
 
+/**
+ * A segment's HNSW graph. One object per segment, shared by the copies a tombstone update makes,
+ * so a build finishing later is seen by whichever copy a search holds.
+ */
+export interface SegmentGraph {
+  status: 'building' | 'ready' | 'failed' | 'released';
+  block?: HnswGraphBlock;
+  /** Nodes linked so far, of `total`. */
+  inserted: number;
+  total: number;
+  readonly abort: AbortController;
+  error?: string;
+}
+
+export type HnswSettings = Extract<IndexSettings['vectorIndex'], { type: 'hnsw' }>;
+
+/** The index's HNSW settings, or undefined when it scans (records stored before the setting mean flat). */
+export function hnswSettings(settings: IndexSettings): HnswSettings | undefined {
+  const v = settings.vectorIndex as IndexSettings['vectorIndex'] | undefined;
+  return v?.type === 'hnsw' ? v : undefined;
+}
+
+export const KERNEL_METRICS: Record<string, Metric> = { cosine: 'cosine', dot_product: 'dot', euclidean: 'euclidean' };
+
 /** A segment as searched: its data, its tombstones, and its text fields in kernel memory. */
 export interface LoadedSegment {
   id: number;
@@ -40,6 +64,8 @@ export interface LoadedSegment {
   deletedCount: number;
   fields: Record<string, { postings: PostingsBlock; lengths: DocLengthsBlock }>;
   vectors?: VectorBlock;
+  /** Present when the index uses `vectorIndex: hnsw` and the segment has vectors. */
+  graph?: SegmentGraph;
   geo: Record<string, { block: GeoBlock; grid: GeoGrid }>;
 }
 
@@ -49,6 +75,8 @@ export interface IndexDatabases {
   docs: Database<Buffer, [string, string]>;
   segments: Database<Record<string, unknown>, [string, number]>;
   tombstones: Database<Buffer, [string, number]>;
+  /** HNSW graph bytes per segment, written when a build finishes (a missing one is rebuilt). */
+  graphs: Database<Buffer, [string, number]>;
 }
 
 export interface UpsertResult {
@@ -63,6 +91,7 @@ export function openDatabases(store: StoreNamespace): IndexDatabases {
     docs: store.db<Buffer, [string, string]>('docs', { encoding: 'binary' }),
     segments: store.db<Record<string, unknown>, [string, number]>('segments'),
     tombstones: store.db<Buffer, [string, number]>('tombstones'),
+    graphs: store.db<Buffer, [string, number]>('graphs', { encoding: 'binary' }),
   };
 }
 
@@ -88,6 +117,8 @@ export class SearchIndex {
   private writing: Promise<unknown> = Promise.resolve();
   private analyzerCache = new Map<string, Analyzer>();
   private readonly onWrite: (index: SearchIndex) => void;
+  /** Graph builds run one at a time per index, in the order segments appeared. */
+  private graphBuilds: Promise<void> = Promise.resolve();
 
   constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex) => void }) {
     this.record = record;
@@ -146,12 +177,111 @@ export class SearchIndex {
     }
     const quantize = this.record.settings.vectorQuantization === 'int8';
     const vectors = data.vectors && data.docCount > 0 ? runner.loadVectors(data.vectors.data, { dims: data.vectors.dims, quantize }) : undefined;
+    const graph = vectors ? this.graphFor(id, vectors) : undefined;
     const geo: LoadedSegment['geo'] = {};
     for (const [field, g] of Object.entries(data.geo ?? {})) {
       if (data.docCount === 0) continue;
       geo[field] = { block: runner.loadGeoPoints(g.lats, g.lons), grid: new GeoGrid(g.lats, g.lons, g.present, data.docCount) };
     }
-    return { id, data, deleted, deletedCount: popcount(deleted), fields, geo, ...(vectors ? { vectors } : {}) };
+    return { id, data, deleted, deletedCount: popcount(deleted), fields, geo, ...(vectors ? { vectors } : {}), ...(graph ? { graph } : {}) };
+  }
+
+  /**
+   * A segment's graph under the current settings: the persisted one when it was built with them,
+   * otherwise a build queued in the background. Until it is ready, searches scan the segment.
+   */
+  private graphFor(segId: number, vectors: VectorBlock): SegmentGraph | undefined {
+    const hnsw = hnswSettings(this.record.settings);
+    if (!hnsw) return undefined;
+    const metric = KERNEL_METRICS[this.record.settings.vectorMetric ?? 'cosine']!;
+    const runner = this.kernels();
+    const state: SegmentGraph = { status: 'building', inserted: 0, total: vectors.count, abort: new AbortController() };
+    const stored = this.dbs.graphs.get([this.record.uuid, segId]);
+    if (stored) {
+      try {
+        const block = runner.loadHnswGraph(vectors, stored);
+        if (block.m === hnsw.m && block.efConstruction === hnsw.efConstruction && block.metric === metric) {
+          return Object.assign(state, { status: 'ready' as const, block, inserted: vectors.count });
+        }
+        runner.release(block);
+      } catch (err) {
+        this.log.warn({ index: this.record.name, segment: segId, err: (err as Error).message }, 'stored vector graph unusable; rebuilding it');
+      }
+    }
+    const build = (): Promise<void> => this.buildGraph(segId, state, vectors, hnsw, metric);
+    this.graphBuilds = this.graphBuilds.then(build, build);
+    return state;
+  }
+
+  /** Never throws: a failed build leaves the segment scanned, and the queue goes on. */
+  private async buildGraph(segId: number, state: SegmentGraph, vectors: VectorBlock, hnsw: HnswSettings, metric: Metric): Promise<void> {
+    if (state.abort.signal.aborted) return;
+    const runner = this.kernels();
+    const uuid = this.record.uuid;
+    const started = performance.now();
+    let block: HnswGraphBlock | undefined;
+    const discard = (): void => {
+      // The runner may already be closed (shutdown during a build): nothing left to free then.
+      if (block && !runner.closed) runner.release(block);
+      block = undefined;
+    };
+    try {
+      // Seeded by the segment id: the same documents in the same segment build the same graph.
+      block = runner.createHnswGraph(vectors, { metric, m: hnsw.m, efConstruction: hnsw.efConstruction, seed: segId });
+      await runner.buildHnsw({ graph: block, vectors, signal: state.abort.signal, onProgress: (n) => (state.inserted = n) });
+      if (!state.abort.signal.aborted) await this.dbs.graphs.put([uuid, segId], Buffer.from(runner.hnswGraphBytes(block)));
+      if (state.abort.signal.aborted) {
+        // The segment was merged or dropped meanwhile; its graph row may just have been written.
+        discard();
+        await this.dbs.graphs.remove([uuid, segId]);
+        return;
+      }
+    } catch (err) {
+      discard();
+      if (state.abort.signal.aborted) return;
+      state.status = 'failed';
+      state.error = (err as Error).message;
+      this.log.error({ index: this.record.name, segment: segId, err }, 'vector graph build failed; the segment is scanned instead');
+      return;
+    }
+    Object.assign(state, { status: 'ready', block });
+    this.log.info({ index: this.record.name, segment: segId, nodes: vectors.count, ms: Math.round(performance.now() - started) }, 'vector graph built');
+  }
+
+  /** Resolves when every graph build queued so far has finished (tests, benchmarks, shutdown). */
+  async graphsSettled(): Promise<void> {
+    let current: Promise<void>;
+    do {
+      current = this.graphBuilds;
+      await current;
+    } while (current !== this.graphBuilds);
+  }
+
+  /** After a change of vectorIndex or vectorMetric: drop every graph and build them anew. */
+  async resetGraphs(): Promise<void> {
+    await this.serialise(async () => {
+      const uuid = this.record.uuid;
+      for (const seg of this.segments) this.releaseGraph(seg);
+      await this.store.transaction(() => {
+        for (const seg of this.segments) void this.dbs.graphs.remove([uuid, seg.id]);
+      });
+      this.segments = this.segments.map((seg) => {
+        const { graph: _old, ...rest } = seg;
+        const graph = seg.vectors ? this.graphFor(seg.id, seg.vectors) : undefined;
+        return graph ? { ...rest, graph } : rest;
+      });
+    });
+  }
+
+  private releaseGraph(segment: LoadedSegment): void {
+    const graph = segment.graph;
+    if (!graph) return;
+    graph.abort.abort();
+    // A build in flight releases its own block when it sees the abort.
+    const runner = this.kernels();
+    if (graph.status === 'ready' && graph.block && !runner.closed) runner.release(graph.block);
+    graph.status = 'released';
+    graph.block = undefined;
   }
 
   private release(segment: LoadedSegment): void {
@@ -160,6 +290,7 @@ export class SearchIndex {
       runner.release(f.postings);
       runner.release(f.lengths);
     }
+    this.releaseGraph(segment);
     if (segment.vectors) runner.release(segment.vectors);
     for (const g of Object.values(segment.geo)) runner.release(g.block);
   }
@@ -378,6 +509,7 @@ export class SearchIndex {
       for (const seg of selected) {
         void this.dbs.segments.remove([uuid, seg.id]);
         void this.dbs.tombstones.remove([uuid, seg.id]);
+        void this.dbs.graphs.remove([uuid, seg.id]);
       }
       if (data.docCount > 0) void this.dbs.segments.put([uuid, segId], encodeSegment(data));
       void this.dbs.indexes.put(record.name, record);
@@ -400,6 +532,7 @@ export class SearchIndex {
         for (const seg of this.segments) {
           void this.dbs.segments.remove([uuid, seg.id]);
           void this.dbs.tombstones.remove([uuid, seg.id]);
+          void this.dbs.graphs.remove([uuid, seg.id]);
         }
         void this.dbs.indexes.remove(this.record.name);
       });

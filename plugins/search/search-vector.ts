@@ -4,12 +4,18 @@ import { andInPlace, andNotInPlace, popcount } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
 import { compileProjection, projectSource } from './projection.js';
 import { keywordHighlighter, searchKeyword, type Hit, type KeywordQuery } from './search-keyword.js';
-import type { SearchIndex } from './search-index.js';
+import { hnswSettings, KERNEL_METRICS, type LoadedSegment, type SearchIndex } from './search-index.js';
 import { segmentColumns } from './segment-columns.js';
 
-const METRICS: Record<string, Metric> = { cosine: 'cosine', dot_product: 'dot', euclidean: 'euclidean' };
+/** How the vector side of a query searches: per-query overrides of the index's vectorIndex. */
+export interface VectorSearchOptions {
+  /** Beam width of the HNSW search (default: the index's `vectorIndex.efSearch`). */
+  efSearch?: number;
+  /** Scan every vector even when the index has graphs. */
+  exact?: boolean;
+}
 
-export interface VectorQuery {
+export interface VectorQuery extends VectorSearchOptions {
   vector: readonly number[];
   size: number;
   from: number;
@@ -18,7 +24,7 @@ export interface VectorQuery {
   select?: string[];
 }
 
-export interface HybridQuery extends KeywordQuery {
+export interface HybridQuery extends KeywordQuery, VectorSearchOptions {
   vector: readonly number[];
   rrfK: number;
   windowSize: number;
@@ -39,7 +45,18 @@ function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
   if (vector.length !== dims || vector.some((v) => !Number.isFinite(v))) {
     throw new InputError('invalid_vector', `"vector" must be ${dims} finite numbers, got ${vector.length}.`, { details: { expected: dims, received: vector.length } });
   }
-  return METRICS[index.record.settings.vectorMetric ?? 'cosine']!;
+  return KERNEL_METRICS[index.record.settings.vectorMetric ?? 'cosine']!;
+}
+
+/**
+ * Whether a segment is searched through its graph. A filter that leaves few rows makes the graph
+ * walk long and the scan short, so below a tenth of the segment, or a few beams' worth of rows,
+ * the rows are scanned (Lucene and Qdrant switch to exact search on selective filters the same way).
+ */
+function graphUsable(seg: LoadedSegment, allowed: number, ef: number): boolean {
+  const graph = seg.graph;
+  return graph !== undefined && graph.status === 'ready' && graph.block !== undefined
+    && allowed >= 0.1 * seg.data.docCount && allowed > 4 * ef;
 }
 
 /**
@@ -50,8 +67,12 @@ function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
 const similarity = (metric: Metric, score: number): number => (metric === 'euclidean' ? 1 / (1 - score) : score);
 
 /** The k nearest documents by the index metric, filters and deletes applied before top-k. */
-export async function rankByVector(index: SearchIndex, runner: KernelRunner, vector: readonly number[], k: number, filter?: FilterNode): Promise<{ ranked: Ranked[]; total: number }> {
+export async function rankByVector(
+  index: SearchIndex, runner: KernelRunner, vector: readonly number[], k: number, filter?: FilterNode, options: VectorSearchOptions = {},
+): Promise<{ ranked: Ranked[]; total: number }> {
   const metric = checkVector(index, vector);
+  const hnsw = options.exact ? undefined : hnswSettings(index.record.settings);
+  const ef = Math.max(options.efSearch ?? hnsw?.efSearch ?? 100, k);
   const lists: Ranked[][] = [];
   let total = 0;
   for (const seg of index.segments) {
@@ -64,10 +85,14 @@ export async function rankByVector(index: SearchIndex, runner: KernelRunner, vec
     if (count === 0) continue;
     let block: BitsetBlock | undefined;
     try {
-      block = runner.loadBitset(allowed, seg.data.docCount);
+      // Every row allowed (no deletes, no filter, every document with a vector): no bitset to load.
+      if (count < seg.data.docCount) block = runner.loadBitset(allowed, seg.data.docCount);
       // Blocks loaded before a switch to int8 (until the re-index) have no codes: scan them in f32.
       const quantized = index.record.settings.vectorQuantization === 'int8' && seg.vectors.int8 !== null;
-      const top = await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block, quantized });
+      // Checked just before the call, which runs at once: a merge cannot release the graph between.
+      const top = hnsw && graphUsable(seg, count, ef)
+        ? await runner.hnswSearch({ graph: seg.graph!.block!, vectors: seg.vectors, vector, k: Math.min(k, count), ef, filter: block })
+        : await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block, quantized });
       lists.push(Array.from(top.ids, (ord, i) => ({ id: seg.data.ids[ord]!, score: similarity(metric, top.scores[i]!) })));
     } finally {
       if (block) runner.release(block);
@@ -79,7 +104,7 @@ export async function rankByVector(index: SearchIndex, runner: KernelRunner, vec
 
 export async function searchSemantic(index: SearchIndex, runner: KernelRunner, query: VectorQuery): Promise<{ total: number; hits: Hit[] }> {
   const projection = compileProjection(query.projection, query.select);
-  const { ranked, total } = await rankByVector(index, runner, query.vector, Math.max(1, query.from + query.size), query.filter);
+  const { ranked, total } = await rankByVector(index, runner, query.vector, Math.max(1, query.from + query.size), query.filter, query);
   const hits: Hit[] = [];
   for (const r of ranked.slice(query.from, query.from + query.size)) {
     const source = index.getDocument(r.id);
@@ -97,7 +122,7 @@ export async function searchHybrid(index: SearchIndex, runner: KernelRunner, que
   const projection = compileProjection(query.projection, query.select);
   const keyword = await searchKeyword(index, runner, { ...query, size: query.windowSize, from: 0, highlight: false, select: ['id'], projection: undefined });
   const keywordRanked: Ranked[] = keyword.hits.map((h) => ({ id: h.id, score: h.score }));
-  const semantic = await rankByVector(index, runner, query.vector, query.windowSize, query.filter);
+  const semantic = await rankByVector(index, runner, query.vector, query.windowSize, query.filter, query);
   const ids: string[] = [];
   const slot = new Map<string, number>();
   const idOf = (id: string): number => {

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
+import { prng } from './support/prng.js';
+
+// 64-d Gaussian noise is hard for any graph (no low-dimensional structure), so a narrow beam
+// visibly misses neighbours that a wide one finds: which shows the graph, not a scan, answered.
+const DIMS = 64;
+const rand = prng(21);
+const gauss = (): number => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+const docs = Array.from({ length: 3000 }, (_, i) => ({
+  id: `d${i}`,
+  group: i % 2 === 0 ? 'even' : 'odd',
+  rare: i % 100 === 0,
+  _vector: Array.from({ length: DIMS }, gauss),
+}));
+const queries = Array.from({ length: 30 }, () => Array.from({ length: DIMS }, gauss));
+const l2 = (a: number[], b: number[]): number => a.reduce((s, x, i) => s + (x - b[i]!) ** 2, 0);
+const deleted = new Set(['d5', 'd17', 'd2500']);
+
+function exactTop(q: number[], k: number, keep: (d: (typeof docs)[number]) => boolean = () => true): string[] {
+  return docs
+    .filter((d) => !deleted.has(d.id) && keep(d))
+    .map((d) => ({ id: d.id, s: l2(q, d._vector) }))
+    .sort((a, b) => a.s - b.s)
+    .slice(0, k)
+    .map((d) => d.id);
+}
+
+describe('vectorIndex hnsw', () => {
+  const dataDir = tempDir();
+  let t: TestApp;
+  let base: string;
+  const manifest = { listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } };
+
+  const stats = async (name = 'g'): Promise<any> => (await json(await fetch(`${base}/${name}`))).index.stats;
+  const waitForGraphs = async (name = 'g'): Promise<any> => {
+    for (let i = 0; i < 600; i++) {
+      const s = await stats(name);
+      if (s.vectorIndex && s.vectorIndex.ready === s.vectorIndex.segments && s.vectorIndex.segments > 0) return s;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`graphs of ${name} not ready: ${JSON.stringify(await stats(name))}`);
+  };
+  const search = async (body: Record<string, unknown>, name = 'g'): Promise<any> => json(await postJson(`${base}/${name}/search`, { mode: 'semantic', select: ['id'], ...body }));
+  const recall = async (body: Record<string, unknown>, keep?: (d: (typeof docs)[number]) => boolean): Promise<number> => {
+    let hits = 0;
+    for (const q of queries) {
+      const truth = new Set(exactTop(q, 10, keep));
+      const res = await search({ vector: q, size: 10, ...body });
+      hits += res.hits.filter((h: { id: string }) => truth.has(h.id)).length;
+    }
+    return hits / (queries.length * 10);
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(manifest, { dataDir });
+    base = `${t.url()}/v1/indexes`;
+    const created = await postJson(base, {
+      name: 'g',
+      mappings: { group: { type: 'keyword' }, rare: { type: 'boolean' } },
+      settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorIndex: { type: 'hnsw', m: 8, efConstruction: 64 } },
+    });
+    expect(created.status).toBe(200);
+    // Two writes, two segments, two graphs.
+    expect((await json(await postJson(`${base}/g/documents`, docs.slice(0, 1500)))).errors).toEqual([]);
+    expect((await json(await postJson(`${base}/g/documents`, docs.slice(1500)))).errors).toEqual([]);
+    expect((await json(await postJson(`${base}/g/documents/delete`, { ids: [...deleted] }))).deleted).toBe(3);
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('builds one graph per segment in the background and reports the progress in the index stats', async () => {
+    const s = await waitForGraphs();
+    expect(s.vectorIndex).toEqual({ type: 'hnsw', segments: 2, ready: 2, failed: 0, inserted: 3000, total: 3000 });
+    expect(t.logs.filter((l) => l.msg === 'vector graph built')).toHaveLength(2);
+    const index = (await json(await fetch(`${base}/g`))).index;
+    expect(index.settings.vectorIndex).toEqual({ type: 'hnsw', m: 8, efConstruction: 64, efSearch: 100 });
+  });
+
+  it('searches through the graph: a narrow beam misses neighbours a wide one finds, and exact: true scans', async () => {
+    await waitForGraphs();
+    const narrow = await recall({ efSearch: 10 });
+    const wide = await recall({ efSearch: 300 });
+    expect(narrow).toBeLessThan(0.9);
+    expect(wide).toBeGreaterThanOrEqual(0.95);
+    expect(wide).toBeGreaterThan(narrow);
+    expect(await recall({ efSearch: 10, exact: true })).toBe(1);
+  });
+
+  it('reports the exact similarity of each hit and never returns a deleted document', async () => {
+    await waitForGraphs();
+    const own = docs.find((d) => d.id === 'd17')!;
+    const res = await search({ vector: own._vector, size: 5, efSearch: 200 });
+    expect(res.hits.map((h: { id: string }) => h.id)).not.toContain('d17');
+    for (const hit of res.hits) {
+      const doc = docs.find((d) => d.id === hit.id)!;
+      expect(hit.score).toBeCloseTo(1 / (1 + l2(own._vector, doc._vector)), 5);
+    }
+  });
+
+  it('applies a filter inside the graph walk', async () => {
+    await waitForGraphs();
+    const res = await search({ vector: queries[0], size: 10, filter: { eq: { group: 'odd' } }, efSearch: 300 });
+    expect(res.hits).toHaveLength(10);
+    expect(res.hits.every((h: { id: string }) => Number(h.id.slice(1)) % 2 === 1)).toBe(true);
+    expect(await recall({ filter: { eq: { group: 'odd' } }, efSearch: 300 }, (d) => d.group === 'odd')).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('scans instead when a filter leaves a few rows, so the answer is exact', async () => {
+    await waitForGraphs();
+    for (const q of queries.slice(0, 5)) {
+      const res = await search({ vector: q, size: 10, filter: { eq: { rare: true } }, efSearch: 10 });
+      expect(res.hits.map((h: { id: string }) => h.id)).toEqual(exactTop(q, 10, (d) => d.rare));
+    }
+  });
+
+  it('rejects an efSearch out of range and vectorIndex settings out of range', async () => {
+    const bad = await search({ vector: queries[0], efSearch: 0 });
+    expect(bad.error.code).toBe('validation_failed');
+    const res = await postJson(base, { name: 'bad', settings: { vectorDimensions: 4, vectorIndex: { type: 'hnsw', m: 2 } } });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.details.issues[0].path).toContain('vectorIndex');
+  });
+
+  it('keeps its graphs across a restart: ready at once, nothing rebuilt, the same answers', async () => {
+    await waitForGraphs();
+    const before = await search({ vector: queries[1], size: 10, efSearch: 20 });
+    await t.stop();
+    t = await createTestApp(manifest, { dataDir });
+    base = `${t.url()}/v1/indexes`;
+    expect((await stats()).vectorIndex).toEqual({ type: 'hnsw', segments: 2, ready: 2, failed: 0, inserted: 3000, total: 3000 });
+    expect(t.logs.filter((l) => l.msg === 'vector graph built')).toHaveLength(0);
+    expect((await search({ vector: queries[1], size: 10, efSearch: 20 })).hits).toEqual(before.hits);
+  });
+
+  it('rebuilds the graphs when vectorIndex changes, and drops them for flat', async () => {
+    await waitForGraphs();
+    const patch = (settings: unknown): Promise<Response> =>
+      fetch(`${base}/g`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings }) });
+    const logged = t.logs.filter((l) => l.msg === 'vector graph built').length;
+    const changed = await json(await patch({ vectorIndex: { type: 'hnsw', m: 12, efConstruction: 80 } }));
+    expect(changed.reindexed).toBe(false);
+    await waitForGraphs();
+    expect(t.logs.filter((l) => l.msg === 'vector graph built').length).toBe(logged + 2);
+    expect(await recall({ efSearch: 300 })).toBeGreaterThanOrEqual(0.95);
+    await patch({ vectorIndex: { type: 'flat' } });
+    expect((await stats()).vectorIndex).toBeUndefined();
+    expect(await recall({})).toBe(1);
+  });
+});
