@@ -1,12 +1,21 @@
 import { TesseraError } from '../../runtime/errors.js';
 import { embedText, HASHED_EMBEDDER } from './hashed-embedder.js';
+import { embedDocument, embedQuery, emptyCorpus, HASHED_NGRAMS_V2, type EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import type { IndexSettings } from './mappings.js';
 
-/** Turns texts into vectors of the index's dimension. Both implementations pass one conformance suite. */
+/** Turns texts into vectors of the index's dimension. Every implementation passes one conformance suite. */
 export interface Embedder {
   readonly name: string;
+  /** Vectors of documents, to store. */
   embed(texts: readonly string[]): Promise<number[][]>;
+  /** A query's vector, when the embedder treats queries differently from documents; else `embed`'s. */
+  embedQuery?(text: string): Promise<number[]>;
 }
+
+export const builtinModels = [HASHED_EMBEDDER, HASHED_NGRAMS_V2] as const;
+export type BuiltinModel = (typeof builtinModels)[number];
+/** What a new index, or a PATCH to `{type: "builtin"}`, gets. */
+export const LATEST_BUILTIN_MODEL: BuiltinModel = HASHED_NGRAMS_V2;
 
 export class EmbedderError extends TesseraError {
   constructor(message: string, details?: Record<string, unknown>) {
@@ -15,11 +24,22 @@ export class EmbedderError extends TesseraError {
   }
 }
 
-export function builtinEmbedder(dims: number): Embedder {
+/**
+ * The built-in embedder `model` (hashed-embedder.ts, hashed-ngrams-v2.ts). v2 reads the index's
+ * analyzers, and at query time its term statistics, from `corpus`.
+ */
+export function builtinEmbedder(dims: number, model: BuiltinModel = HASHED_EMBEDDER, corpus: EmbeddingCorpus = emptyCorpus): Embedder {
+  if (model === HASHED_EMBEDDER) return { name: model, embed: async (texts) => texts.map((t) => Array.from(embedText(t, dims))) };
   return {
-    name: HASHED_EMBEDDER,
-    embed: async (texts) => texts.map((t) => Array.from(embedText(t, dims))),
+    name: model,
+    embed: async (texts) => texts.map((t) => Array.from(embedDocument(t, dims, corpus.analyzers))),
+    embedQuery: async (text) => Array.from(embedQuery(text, dims, corpus)),
   };
+}
+
+/** The vector a query's `q` is searched with. */
+export async function embedQueryText(embedder: Embedder, text: string): Promise<number[]> {
+  return embedder.embedQuery ? embedder.embedQuery(text) : (await embedder.embed([text]))[0]!;
 }
 
 export interface OpenAiEmbedderOptions {
@@ -88,10 +108,14 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   };
 }
 
-/** The embedder an index's settings name, or undefined when it does not embed. */
-export function embedderFor(settings: IndexSettings): Embedder | undefined {
+/**
+ * The embedder an index's settings name, or undefined when it does not embed. A builtin setting
+ * stored without `model` predates the versions and means `hashed-ngrams-v1`: its vectors were made
+ * by v1, so its queries must be too.
+ */
+export function embedderFor(settings: IndexSettings, corpus?: EmbeddingCorpus): Embedder | undefined {
   const dims = settings.vectorDimensions;
   if (!settings.autoEmbed || dims === undefined) return undefined;
   const e = settings.embedder;
-  return e.type === 'openai' ? openAiEmbedder({ ...e, dims }) : builtinEmbedder(dims);
+  return e.type === 'openai' ? openAiEmbedder({ ...e, dims }) : builtinEmbedder(dims, e.model ?? HASHED_EMBEDDER, corpus);
 }

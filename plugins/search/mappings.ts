@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError, type FieldIssue } from '../../runtime/errors.js';
 import { analyzerNames, isAnalyzerName } from './analyzer.js';
+import { builtinModels, LATEST_BUILTIN_MODEL } from './embedder.js';
 import { parseMinimumShouldMatch } from './minimum-should-match.js';
 import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from './search-errors.js';
 
@@ -143,7 +144,14 @@ const settingsShape = {
   autoEmbed: z.boolean(),
   /** Which embedder autoEmbed uses: the built-in one, or an OpenAI-compatible /v1/embeddings endpoint. */
   embedder: z.union([
-    z.strictObject({ type: z.literal('builtin') }),
+    z.strictObject({
+      type: z.literal('builtin'),
+      /**
+       * Create and PATCH write the latest (`hashed-ngrams-v2`) when it is left out; a stored setting
+       * without it predates the versions and means `hashed-ngrams-v1`.
+       */
+      model: z.enum(builtinModels).optional(),
+    }),
     z.strictObject({
       type: z.literal('openai'),
       /** Base URL up to the version, e.g. "https://api.openai.com/v1"; `/embeddings` is appended. */
@@ -170,7 +178,7 @@ export const indexSettingsSchema = z.strictObject({
   enableVisualExtraction: settingsShape.enableVisualExtraction.default(true),
   enableKnowledgeGraph: settingsShape.enableKnowledgeGraph.default(true),
   autoEmbed: settingsShape.autoEmbed.default(false),
-  embedder: settingsShape.embedder.default({ type: 'builtin' }),
+  embedder: settingsShape.embedder.default({ type: 'builtin', model: LATEST_BUILTIN_MODEL }),
   k1: settingsShape.k1.default(1.2),
   b: settingsShape.b.default(0.75),
   dynamic: settingsShape.dynamic.default(false),
@@ -232,14 +240,23 @@ export function parseCreateIndex(raw: unknown): CreateIndexInput {
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'name' in raw) validateIndexName(raw.name);
   const result = createIndexSchema.safeParse(raw);
   if (!result.success) throwIssues(result.error.issues);
-  return result.data;
+  return { ...result.data, settings: withBuiltinModel(result.data.settings) };
 }
 
 /** Validates a `PATCH /v1/indexes/{name}` body; throws like `parseCreateIndex`. */
 export function parsePatchIndex(raw: unknown): PatchIndexInput {
   const result = patchIndexSchema.safeParse(raw);
   if (!result.success) throwIssues(result.error.issues);
-  return result.data;
+  return result.data.settings ? { ...result.data, settings: withBuiltinModel(result.data.settings) } : result.data;
+}
+
+/**
+ * A builtin embedder as written by a client names its model explicitly once stored, so that a
+ * later default never changes how an existing index's vectors are queried.
+ */
+function withBuiltinModel<T extends { embedder?: IndexSettings['embedder'] }>(settings: T): T {
+  const e = settings.embedder;
+  return e?.type === 'builtin' && e.model === undefined ? { ...settings, embedder: { ...e, model: LATEST_BUILTIN_MODEL } } : settings;
 }
 
 export interface MergedMappings {
@@ -291,7 +308,8 @@ export function mergeSettings(current: IndexSettings, patch: IndexSettingsPatch)
   const settings: IndexSettings = { ...current };
   const changed: string[] = [];
   for (const [key, value] of Object.entries(patch) as Array<[keyof IndexSettings, unknown]>) {
-    if (value === undefined || settings[key] === value) continue;
+    // Objects (the embedder) compare by value: re-sending the same setting changes nothing.
+    if (value === undefined || settings[key] === value || (typeof value === 'object' && JSON.stringify(settings[key]) === JSON.stringify(value))) continue;
     (settings as Record<string, unknown>)[key] = value;
     changed.push(key);
   }

@@ -10,7 +10,7 @@ import { DocumentNotFoundError, type SearchEngine } from './search-engine.js';
 import { searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
 import { searchGeo } from './search-geo.js';
-import { embedderFor } from './embedder.js';
+import { embedderFor, embedQueryText } from './embedder.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -220,8 +220,8 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
         if (!index.record.settings.autoEmbed || dims === undefined || !body.q?.trim()) {
           throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
         }
-        // Embedded the same way the documents were.
-        vector = (await embedderFor(index.record.settings)!.embed([body.q]))[0]!;
+        // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
+        vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus())!, body.q);
       }
       const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
       const result =

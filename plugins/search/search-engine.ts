@@ -104,8 +104,11 @@ export class SearchEngine {
     const merged = input.mappings ? mergeMappings(index.record.mappings, input.mappings) : undefined;
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
     if (settings) checkAutoEmbed(settings.settings);
+    // Another embedder (or builtin model) makes vectors that the stored ones cannot be compared with.
+    const reembed = (k: string): boolean => k === 'embedder' && settings!.settings.autoEmbed;
     const analysisChanged =
-      (merged?.needsReindex ?? false) || (settings?.changed.some((k) => k === 'dynamic' || k === 'autoEmbed' || k === 'vectorDimensions' || k === 'vectorQuantization') ?? false);
+      (merged?.needsReindex ?? false) ||
+      (settings?.changed.some((k) => k === 'dynamic' || k === 'autoEmbed' || k === 'vectorDimensions' || k === 'vectorQuantization' || reembed(k)) ?? false);
     const record: IndexRecord = {
       ...index.record,
       mappings: merged?.mappings ?? index.record.mappings,

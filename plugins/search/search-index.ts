@@ -11,6 +11,8 @@ import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
 import { embedderFor } from './embedder.js';
+import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
+import { termStatistics } from './term-statistics.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
 import { mergeSegmentData } from './segment-merge.js';
 
@@ -152,6 +154,11 @@ export class SearchIndex {
     return Object.entries(this.record.mappings)
       .filter(([, m]) => m.type === 'text' && m.index !== false)
       .map(([f]) => f);
+  }
+
+  /** The analyzers and term statistics the built-in embedder reads, as of the current segments. */
+  embeddingCorpus(): EmbeddingCorpus {
+    return termStatistics(this.segments, this.textFields().map((field) => ({ field, analyzer: this.analyzerFor(field) })));
   }
 
   /** Load every stored segment and its tombstones (at start-up). */
@@ -313,7 +320,7 @@ export class SearchIndex {
    */
   private async embedMissing(docs: IndexableDocument[]): Promise<Map<IndexableDocument, string>> {
     const failed = new Map<IndexableDocument, string>();
-    const embedder = embedderFor(this.record.settings);
+    const embedder = embedderFor(this.record.settings, this.embeddingCorpus());
     if (!embedder) return failed;
     const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields) })).filter((t) => t.text.trim() !== '');
     if (todo.length === 0) return failed;

@@ -59,6 +59,16 @@ function embedderConformance(name: string, make: () => Embedder): void {
       expect(vectors[0]).not.toEqual(vectors[1]);
       expect(await e.embed([])).toEqual([]);
     });
+
+    it('embeds a query, when it has a query side, as a finite vector of the index dimension, deterministically', async () => {
+      const e = make();
+      if (!e.embedQuery) return;
+      const q = await e.embedQuery('wing flutter');
+      expect(q).toHaveLength(DIMS);
+      expect(q.every(Number.isFinite)).toBe(true);
+      expect(q).toEqual(await e.embedQuery('wing flutter'));
+      expect(q).not.toEqual(await e.embedQuery('boundary layer'));
+    });
   });
 }
 
@@ -66,7 +76,8 @@ const server = new EmbeddingsServer();
 beforeAll(() => server.start());
 afterAll(() => server.stop());
 
-embedderConformance('builtin', () => builtinEmbedder(DIMS));
+embedderConformance('builtin hashed-ngrams-v1', () => builtinEmbedder(DIMS, 'hashed-ngrams-v1'));
+embedderConformance('builtin hashed-ngrams-v2', () => builtinEmbedder(DIMS, 'hashed-ngrams-v2'));
 embedderConformance('openai', () => openAiEmbedder({ baseUrl: server.url, model: 'test-embed', batchSize: 2, dims: DIMS, backoffMs: 1 }));
 
 describe('openai embedder', () => {

@@ -15,7 +15,7 @@ function caught(fn: () => unknown): TesseraError {
 }
 
 const defaults = {
-  defaultOperator: 'OR', enableVisualExtraction: true, enableKnowledgeGraph: true, autoEmbed: false, k1: 1.2, b: 0.75, dynamic: false, vectorQuantization: 'none', vectorIndex: { type: 'flat' }, embedder: { type: 'builtin' },
+  defaultOperator: 'OR', enableVisualExtraction: true, enableKnowledgeGraph: true, autoEmbed: false, k1: 1.2, b: 0.75, dynamic: false, vectorQuantization: 'none', vectorIndex: { type: 'flat' }, embedder: { type: 'builtin', model: 'hashed-ngrams-v2' },
 };
 
 describe('field mappings', () => {

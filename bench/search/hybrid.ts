@@ -1,0 +1,141 @@
+// Hybrid benchmark: `npm run bench:hybrid` (= npm run build && node dist/bench/search/hybrid.js).
+// In one run: Cranfield loaded in-process into Tessera indexes with autoEmbed and the built-in
+// embedder (english analyzer on title and text, as bench/search/tessera.ts), then nDCG@10 of
+// keyword, semantic and hybrid (the API's defaults, semanticRatio 0.5, and a sweep) for
+// hashed-ngrams-v2 and v1 at 384 dimensions and v2 at 768 and 4096; then the embedder's
+// throughput on the WordNet glosses. Prints one JSON line per result and ends with {"summary": ...}.
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createKernelRunner } from '../../kernels/src/index.js';
+import { createLogger } from '../../runtime/logger.js';
+import { Store } from '../../runtime/store.js';
+import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analyzer.js';
+import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedder.js';
+import { embedText } from '../../plugins/search/hashed-embedder.js';
+import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/hashed-ngrams-v2.js';
+import { parseCreateIndex } from '../../plugins/search/mappings.js';
+import { searchQuerySchema } from '../../plugins/search/routes.js';
+import { SearchEngine } from '../../plugins/search/search-engine.js';
+import { searchKeyword } from '../../plugins/search/search-keyword.js';
+import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
+import { loadCranfield, loadWordnet } from './data.js';
+import { ndcgAt } from './ndcg.js';
+import { emit, round } from './stats.js';
+import { K } from './tasks.js';
+
+const DEFAULT_RATIO = searchQuerySchema.parse({ mode: 'hybrid', q: 'x' }).semanticRatio;
+const SWEEP = [0.2, 0.3, 0.7];
+const CONFIGS: Array<{ model: BuiltinModel; dims: number }> = [
+  { model: 'hashed-ngrams-v2', dims: 384 },
+  { model: 'hashed-ngrams-v1', dims: 384 },
+  { model: 'hashed-ngrams-v2', dims: 768 },
+  { model: 'hashed-ngrams-v2', dims: 4096 },
+];
+
+const started = performance.now();
+const data = loadCranfield();
+const dir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-hybrid-'));
+const store = Store.open(path.join(dir, 'data'));
+const runner = createKernelRunner({ threads: 1 });
+const engine = new SearchEngine({ store: store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
+engine.load();
+
+const mean = async (score: (q: { id: string; text: string }) => Promise<string[]>): Promise<number> => {
+  let sum = 0;
+  for (const q of data.queries) sum += ndcgAt(K, await score(q), data.qrels.get(q.id) ?? new Map());
+  return round(sum / data.queries.length, 4);
+};
+
+const summary: Record<string, unknown> = {};
+let keyword: number | undefined;
+for (const { model, dims } of CONFIGS) {
+  const name = `${model.replace(/[^a-z0-9]/g, '')}-${dims}`;
+  await engine.create(parseCreateIndex({
+    name,
+    mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
+    settings: { vectorDimensions: dims, autoEmbed: true, embedder: { type: 'builtin', model } },
+  }));
+  const index = engine.get(name);
+  const t0 = performance.now();
+  const upserted = await index.upsert(data.docs);
+  if (upserted.errors.length > 0) throw new Error(`rejected documents: ${JSON.stringify(upserted.errors.slice(0, 3))}`);
+  const buildMs = performance.now() - t0;
+  const embedder = embedderFor(index.record.settings, index.embeddingCorpus())!;
+  const vectors = new Map<string, number[]>();
+  for (const q of data.queries) vectors.set(q.id, await embedQueryText(embedder, q.text));
+
+  keyword ??= await mean(async (q) => (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id));
+  const semantic = await mean(async (q) => (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id));
+  const hybrid: Record<string, number> = {};
+  for (const ratio of [DEFAULT_RATIO, ...SWEEP]) {
+    hybrid[String(ratio)] = await mean(async (q) => {
+      const body = searchQuerySchema.parse({ mode: 'hybrid', q: q.text, vector: vectors.get(q.id), size: K, semanticRatio: ratio, highlight: false, select: ['id'] });
+      return (await searchHybrid(index, runner, { ...body, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
+    });
+  }
+  const result = { bench: 'hybrid-cranfield', model, dims, docs: data.docs.length, queries: data.queries.length, buildMs: round(buildMs, 1), keyword, semantic, hybrid, hybridAtDefaultMeetsKeyword: hybrid[String(DEFAULT_RATIO)]! >= keyword };
+  emit(result);
+  summary[name] = { semantic, hybrid };
+}
+
+// Why hybrid stays below keyword: the same v2 features scored exactly (sparse cosine, no hashing,
+// so no collision noise), fused with the keyword window by the documented RRF formula in JS.
+{
+  const index = engine.get('hashedngramsv2-384');
+  const corpus = index.embeddingCorpus();
+  const unit = (m: Map<string, number>): Map<string, number> => {
+    let n = 0;
+    for (const v of m.values()) n += v * v;
+    const scale = n > 0 ? 1 / Math.sqrt(n) : 0;
+    return new Map([...m].map(([k, v]) => [k, v * scale]));
+  };
+  const docs = data.docs.map((d) => ({ id: d.id, f: unit(documentFeatures(`${d.title}\n${d.text}`, corpus.analyzers)) }));
+  const { rrfK, windowSize } = searchQuerySchema.parse({ mode: 'hybrid', q: 'x' });
+  const exact = new Map<string, string[]>();
+  const keywordWindow = new Map<string, string[]>();
+  for (const q of data.queries) {
+    const qf = unit(queryFeatures(q.text, corpus));
+    const scored = docs.map((d) => {
+      let s = 0;
+      for (const [k, v] of qf) s += v * (d.f.get(k) ?? 0);
+      return { id: d.id, s };
+    }).filter((x) => x.s > 0);
+    exact.set(q.id, scored.sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1)).slice(0, windowSize).map((x) => x.id));
+    keywordWindow.set(q.id, (await searchKeyword(index, runner, { q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id));
+  }
+  const fuse = (a: string[], b: string[], ratio: number): string[] => {
+    const score = new Map<string, number>();
+    a.forEach((id, i) => score.set(id, (score.get(id) ?? 0) + (1 - ratio) / (rrfK + i + 1)));
+    b.forEach((id, i) => score.set(id, (score.get(id) ?? 0) + ratio / (rrfK + i + 1)));
+    return [...score].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).map(([id]) => id);
+  };
+  const semantic = await mean(async (q) => exact.get(q.id)!.slice(0, K));
+  const hybrid: Record<string, number> = {};
+  for (const ratio of [DEFAULT_RATIO, ...SWEEP]) hybrid[String(ratio)] = await mean(async (q) => fuse(keywordWindow.get(q.id)!, exact.get(q.id)!, ratio));
+  emit({ bench: 'hybrid-cranfield', model: 'hashed-ngrams-v2 features, unhashed (exact sparse cosine)', dims: null, keyword, semantic, hybrid, hybridAtDefaultMeetsKeyword: hybrid[String(DEFAULT_RATIO)]! >= keyword! });
+  summary['unhashed-v2-features'] = { semantic, hybrid };
+}
+
+// Throughput of the document side (what ingestion pays) on the WordNet glosses, one core.
+const glosses = (await loadWordnet()).map((d) => `${d.title}\n${d.text}`);
+const throughput: Record<string, number> = {};
+for (const [label, embed] of [
+  ['hashed-ngrams-v1', (t: string) => embedText(t, 384)],
+  ['hashed-ngrams-v2 standard', (t: string) => embedDocument(t, 384, [standardAnalyzer])],
+  ['hashed-ngrams-v2 english', (t: string) => embedDocument(t, 384, [englishAnalyzer])],
+] as const) {
+  for (const t of glosses.slice(0, 2000)) embed(t); // warm-up
+  const t0 = performance.now();
+  for (const t of glosses) embed(t);
+  const seconds = (performance.now() - t0) / 1000;
+  throughput[label] = Math.round(glosses.length / seconds);
+  emit({ bench: 'embed-throughput', embedder: label, dims: 384, texts: glosses.length, seconds: round(seconds, 2), embedsPerSec: throughput[label] });
+}
+
+emit({ summary: { keyword, defaultSemanticRatio: DEFAULT_RATIO, ...summary, embedsPerSec384: throughput, totalSeconds: round((performance.now() - started) / 1000, 1) } });
+engine.close();
+await runner.close();
+await store.close();
+rmSync(dir, { recursive: true, force: true });
