@@ -1,6 +1,7 @@
 import { bitsetHas } from "./bitset";
 import { dotF32, squaredL2F32 } from "./f32-distance";
 import { METRIC_COSINE, METRIC_DOT } from "./metric";
+import { dotI8, INT8_PARAM_BYTES } from "./vector-int8";
 
 // HNSW (Malkov & Yashunin, 2016) over a vector block's f32 rows, in one region the host lays out
 // (kernels/src/hnsw-graph.ts) and this file only reads and links. The header, in u32 words:
@@ -50,6 +51,15 @@ let candidates: usize = 0;
 let results: usize = 0;
 let bufA: usize = 0;
 let bufB: usize = 0;
+// A quantised search walks the graph on the block's int8 codes (a quarter of the bytes per row)
+// and rescores the beam it ends with in f32. 0 when walking in f32.
+let codes: usize = 0;
+let codeParams: usize = 0;
+let queryCodes: usize = 0;
+let queryScale: f32 = 0;
+let queryOffset: f32 = 0;
+let querySum: f32 = 0;
+let queryNormI8: f32 = 0;
 
 function bind(graphPtr: usize, vectorsPtr: usize, normsPtr: usize, scratchPtr: usize, ef: i32): void {
   graph = graphPtr;
@@ -70,6 +80,7 @@ function bind(graphPtr: usize, vectorsPtr: usize, normsPtr: usize, scratchPtr: u
   results = candidates + (<usize>(count + 1) << 3);
   bufA = results + (<usize>(ef + 2) << 3);
   bufB = bufA + (<usize>(max(ef, m0) + 2) << 3);
+  codes = 0;
 }
 
 /** Scratch bytes a call with this `ef` needs (the host computes the same; exported for tests). */
@@ -87,7 +98,24 @@ export function hnswScratchBytes(nodes: i32, maxDegree: i32, ef: i32): i32 {
   return load<f32>(norms + (<usize>node << 2));
 }
 
+/** The int8 estimate of a row's similarity to the quantised query (vector-int8.ts's formula). */
+function similarityInt8(node: u32): f32 {
+  const p = codeParams + <usize>node * <usize>INT8_PARAM_BYTES;
+  const s = load<f32>(p);
+  const o = load<f32>(p, 4);
+  const d = <f32>dotI8(codes + <usize>node * <usize>dims, queryCodes, dims);
+  const dot: f32 = queryScale * s * d + queryScale * o * querySum + queryOffset * s * <f32>load<i32>(p, 8) + <f32>dims * queryOffset * o;
+  if (metric == METRIC_DOT) return dot;
+  const rowNorm = load<f32>(p, 12);
+  if (metric == METRIC_COSINE) {
+    const denom = queryNormI8 * rowNorm;
+    return denom == 0 ? <f32>0 : dot / denom;
+  }
+  return -(queryNormI8 * queryNormI8 + rowNorm * rowNorm - <f32>2 * dot);
+}
+
 function similarity(query: usize, queryNorm: f32, node: u32): f32 {
+  if (codes != 0) return similarityInt8(node);
   const row = rowOf(node);
   if (metric == METRIC_DOT) return dotF32(row, query, dims);
   if (metric == METRIC_COSINE) {
@@ -351,19 +379,49 @@ export function hnswInsert(graphPtr: usize, vectorsPtr: usize, normsPtr: usize, 
 /**
  * The k best nodes that pass the filter, found by descending the upper levels greedily and a beam
  * of width max(ef, k) on level 0. Writes a top-k heap region (scores[k] then ids[k]) best first.
+ * With `codesPtr` set (the block's int8 codes and params, and the query quantised the same way at
+ * `queryCodesPtr` / `queryParamsPtr`), the walk compares int8 codes and the beam it ends with is
+ * rescored in f32, so the scores returned are exact.
  */
 export function hnswSearch(
   graphPtr: usize, vectorsPtr: usize, normsPtr: usize, queryPtr: usize, queryNorm: f32,
   ef: i32, filterPtr: usize, scratchPtr: usize, heapPtr: usize, k: i32,
+  codesPtr: usize, paramsPtr: usize, queryCodesPtr: usize, queryParamsPtr: usize,
 ): i32 {
   const width = max(ef, k);
   bind(graphPtr, vectorsPtr, normsPtr, scratchPtr, width);
   const top = load<i32>(graphPtr + H_TOP_LEVEL);
   if (top < 0 || k < 1) return 0;
+  if (codesPtr != 0) {
+    codes = codesPtr;
+    codeParams = paramsPtr;
+    queryCodes = queryCodesPtr;
+    queryScale = load<f32>(queryParamsPtr);
+    queryOffset = load<f32>(queryParamsPtr, 4);
+    querySum = <f32>load<i32>(queryParamsPtr, 8);
+    queryNormI8 = load<f32>(queryParamsPtr, 12);
+  }
   greedyNode = load<u32>(graphPtr + H_ENTRY);
   greedyScore = similarity(queryPtr, queryNorm, greedyNode);
   for (let l = top; l > 0; l--) greedy(queryPtr, queryNorm, l);
   const found = drainResults(searchLevel(queryPtr, queryNorm, greedyNode, greedyScore, width, 0, filterPtr), bufA);
+  if (codes != 0) {
+    // Exact scores for the beam, re-sorted best first (insertion sort: at most ef entries).
+    codes = 0;
+    for (let i = 0; i < found; i++) {
+      const id = load<u32>(bufA + (<usize>i << 3), 4);
+      const s = similarity(queryPtr, queryNorm, id);
+      let j = i;
+      while (j > 0) {
+        const prev = bufA + (<usize>(j - 1) << 3);
+        if (!above(s, id, load<f32>(prev), load<u32>(prev, 4))) break;
+        store<u64>(prev + 8, load<u64>(prev));
+        j--;
+      }
+      store<f32>(bufA + (<usize>j << 3), s);
+      store<u32>(bufA + (<usize>j << 3), id, 4);
+    }
+  }
   const n = min(found, k);
   const ids = heapPtr + (<usize>k << 2);
   for (let i = 0; i < n; i++) {

@@ -51,7 +51,7 @@ export function quantizeInt8(
 // Loading 8 codes sign-extended to i16 lanes (one instruction) and multiplying pairwise into i32
 // lanes (i32x4.dot_i16x8_s) is the cheapest exact i8 dot product baseline SIMD offers.
 // @ts-ignore: decorator
-@inline function dotI8(a: usize, b: usize, dims: i32): i32 {
+@inline export function dotI8(a: usize, b: usize, dims: i32): i32 {
   let acc0 = i32x4.splat(0);
   let acc1 = i32x4.splat(0);
   let i = 0;

@@ -4,6 +4,7 @@ import { KernelInvalidInputError } from './errors.js';
 import {
   assertOpen, runInline, runTasks, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext,
 } from './kernel-context.js';
+import { INT8_PARAM_BYTES } from './kernel-exports.js';
 import { METRIC_CODES, METRICS, type Metric } from './metric.js';
 import type { Region } from './region-allocator.js';
 import { emptyTopK, readTopK, topKBytes, type TopK } from './top-k.js';
@@ -62,6 +63,11 @@ export interface HnswSearchQuery {
   /** Beam width on level 0; max(ef, k) is used. @default max(k, 100) */
   ef?: number;
   filter?: BitsetBlock;
+  /**
+   * Walk the graph on the block's int8 codes (loaded with `quantize: true`), a quarter of the
+   * bytes per row, and rescore the final beam in f32. @default false
+   */
+  quantized?: boolean;
 }
 
 const scratchBytes = (count: number, m0: number, ef: number): number =>
@@ -200,7 +206,7 @@ export async function buildHnsw(ctx: KernelContext, options: HnswBuildOptions): 
 /** Approximate top-k by the graph's metric, inline (a search touches a few thousand rows). */
 export async function hnswSearch(ctx: KernelContext, q: HnswSearchQuery): Promise<TopK> {
   assertOpen(ctx);
-  assertKnownKeys('hnsw search', q, ['graph', 'vectors', 'vector', 'k', 'ef', 'filter']);
+  assertKnownKeys('hnsw search', q, ['graph', 'vectors', 'vector', 'k', 'ef', 'filter', 'quantized']);
   const { graph, vectors, k } = q;
   checkVectors(ctx, graph, vectors);
   assertLength('vector', q.vector, graph.dims);
@@ -213,21 +219,32 @@ export async function hnswSearch(ctx: KernelContext, q: HnswSearchQuery): Promis
     if (q.filter.count < graph.count) throw new KernelInvalidInputError(`filter covers ${q.filter.count} ids but the graph has ${graph.count}`);
   }
   if (hnswInserted(ctx, graph) !== graph.count) throw new KernelInvalidInputError('the graph is still being built');
+  const int8 = q.quantized ? vectors.int8 : null;
+  if (q.quantized && !int8) throw new KernelInvalidInputError('quantized search needs a block loaded with quantize: true');
   if (graph.count === 0) return emptyTopK();
   const dims = graph.dims;
-  // One scratch region carved in three (query, walk state, top-k), so a search costs one
-  // allocation: at ~10k searches a second the allocator's bookkeeping shows.
-  const queryBytes = Math.ceil((dims * 4 + 16) / 64) * 64;
-  const walkBytes = Math.ceil(scratchBytes(graph.count, 2 * graph.m, ef) / 64) * 64;
-  return withPinned(ctx, [graph, vectors, q.filter], () => withScratch(ctx, [queryBytes + walkBytes + topKBytes(k)], ([region]) => {
+  // One scratch region carved in four (query, its int8 form, walk state, top-k), so a search
+  // costs one allocation: at ~10k searches a second the allocator's bookkeeping shows.
+  const align = (n: number): number => Math.ceil(n / 64) * 64;
+  const queryBytes = align(dims * 4 + 16);
+  const codeBytes = int8 ? align(INT8_PARAM_BYTES + dims) : 0;
+  const walkBytes = align(scratchBytes(graph.count, 2 * graph.m, ef));
+  return withPinned(ctx, [graph, vectors, q.filter], () => withScratch(ctx, [queryBytes + codeBytes + walkBytes + topKBytes(k)], ([region]) => {
     const qPtr = region!.offset;
-    const heapPtr = qPtr + queryBytes + walkBytes;
+    const qParams = qPtr + queryBytes;
+    const walkPtr = qParams + codeBytes;
+    const heapPtr = walkPtr + walkBytes;
+    const normPtr = qPtr + dims * 4;
     ctx.memory.f32.set(q.vector, qPtr >>> 2);
-    ctx.kernels.normsF32(qPtr, dims, 0, 1, qPtr + dims * 4);
-    const queryNorm = ctx.memory.f32[(qPtr + dims * 4) >>> 2]!;
+    ctx.kernels.normsF32(qPtr, dims, 0, 1, normPtr);
+    const queryNorm = ctx.memory.f32[normPtr >>> 2]!;
+    if (int8) ctx.kernels.quantizeInt8(qPtr, normPtr, dims, 0, 1, qParams + INT8_PARAM_BYTES, qParams);
     const n = runInline(ctx, {
       kernel: 'hnswSearch',
-      args: [graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, qPtr, queryNorm, ef, q.filter ? q.filter.words.offset : 0, qPtr + queryBytes, heapPtr, k],
+      args: [
+        graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, qPtr, queryNorm, ef, q.filter ? q.filter.words.offset : 0, walkPtr, heapPtr, k,
+        int8 ? int8.codes.offset : 0, int8 ? int8.params.offset : 0, int8 ? qParams + INT8_PARAM_BYTES : 0, int8 ? qParams : 0,
+      ],
     });
     return readTopK(ctx.memory, heapPtr, k, n);
   }));

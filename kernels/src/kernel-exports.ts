@@ -41,6 +41,7 @@ export interface KernelExports {
   hnswSearch(
     graphPtr: number, vectorsPtr: number, normsPtr: number, queryPtr: number, queryNorm: number,
     ef: number, filterPtr: number, scratchPtr: number, heapPtr: number, k: number,
+    codesPtr: number, paramsPtr: number, queryCodesPtr: number, queryParamsPtr: number,
   ): number;
   hnswScratchBytes(nodes: number, maxDegree: number, ef: number): number;
 }

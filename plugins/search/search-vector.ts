@@ -91,7 +91,7 @@ export async function rankByVector(
       const quantized = index.record.settings.vectorQuantization === 'int8' && seg.vectors.int8 !== null;
       // Checked just before the call, which runs at once: a merge cannot release the graph between.
       const top = hnsw && graphUsable(seg, count, ef)
-        ? await runner.hnswSearch({ graph: seg.graph!.block!, vectors: seg.vectors, vector, k: Math.min(k, count), ef, filter: block })
+        ? await runner.hnswSearch({ graph: seg.graph!.block!, vectors: seg.vectors, vector, k: Math.min(k, count), ef, filter: block, quantized })
         : await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block, quantized });
       lists.push(Array.from(top.ids, (ord, i) => ({ id: seg.data.ids[ord]!, score: similarity(metric, top.scores[i]!) })));
     } finally {

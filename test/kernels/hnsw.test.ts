@@ -141,6 +141,42 @@ describe('HNSW graph kernel', () => {
     for (const b of [even, graph, block]) runner.release(b);
   });
 
+  it('walks on the int8 codes when quantized, with the recall of the f32 walk and exact f32 scores', async () => {
+    const rand = prng(12);
+    const dims = 48;
+    const data = gaussianVectors(rand, 4_000, dims);
+    const block = runner.loadVectors(data, { dims, quantize: true });
+    const graph = await built(runner, block, 'cosine');
+    const queries = gaussianVectors(rand, 50, dims);
+    let f32Hits = 0;
+    let int8Hits = 0;
+    for (let q = 0; q < 50; q++) {
+      const vector = queries.subarray(q * dims, (q + 1) * dims);
+      const exact = new Set((await runner.vectorSearch({ block, vector, metric: 'cosine', k: K })).ids);
+      const walkF32 = await runner.hnswSearch({ graph, vectors: block, vector, k: K, ef: 200 });
+      const walkInt8 = await runner.hnswSearch({ graph, vectors: block, vector, k: K, ef: 200, quantized: true });
+      f32Hits += [...walkF32.ids].filter((id) => exact.has(id)).length;
+      int8Hits += [...walkInt8.ids].filter((id) => exact.has(id)).length;
+      for (let i = 0; i < walkInt8.ids.length; i++) {
+        const id = walkInt8.ids[i]!;
+        let dot = 0, qq = 0, rr = 0;
+        for (let j = 0; j < dims; j++) {
+          dot += data[id * dims + j]! * vector[j]!;
+          qq += vector[j]! ** 2;
+          rr += data[id * dims + j]! ** 2;
+        }
+        expect(walkInt8.scores[i]).toBeCloseTo(dot / Math.sqrt(qq * rr), 5);
+        if (i > 0) expect(walkInt8.scores[i]!).toBeLessThanOrEqual(walkInt8.scores[i - 1]!);
+      }
+    }
+    expect(int8Hits / 500).toBeGreaterThanOrEqual(0.9);
+    expect(int8Hits).toBeGreaterThanOrEqual(f32Hits - 25);
+    const plain = runner.loadVectors(data.subarray(0, 10 * dims), { dims });
+    const plainGraph = await built(runner, plain, 'cosine');
+    await expect(runner.hnswSearch({ graph: plainGraph, vectors: plain, vector: queries.subarray(0, dims), k: 3, quantized: true })).rejects.toThrow(/quantize: true/);
+    for (const b of [graph, block, plainGraph, plain]) runner.release(b);
+  });
+
   it('round-trips through its bytes and refuses bytes that do not fit the block', async () => {
     const rand = prng(9);
     const block = runner.loadVectors(gaussianVectors(rand, 500, 12), { dims: 12 });
@@ -173,22 +209,24 @@ describe('HNSW graph kernel', () => {
     it.each([
       ['euclidean', 'groundtruth_l2.ivecs'],
       ['cosine', 'groundtruth_cos.ivecs'],
-    ] as const)('reaches recall@10 >= 0.95 against the published %s ground truth at M 16, efConstruction 200, ef 40', async (metric, gtFile) => {
+    ] as const)('reaches recall@10 >= 0.95 against the published %s ground truth at M 16, efConstruction 200, ef 40, walking f32 or int8', async (metric, gtFile) => {
       const base = readVecs(fileURLToPath(new URL('base.fvecs.gz', MNIST_DIR)), 'f');
       const queries = readVecs(fileURLToPath(new URL('query.fvecs.gz', MNIST_DIR)), 'f').data as Float32Array;
       const gt = readVecs(fileURLToPath(new URL(gtFile, MNIST_DIR)), 'i');
-      const block = runner.loadVectors(base.data, { dims: base.dims });
+      const block = runner.loadVectors(base.data, { dims: base.dims, quantize: true });
       const graph = await built(runner, block, metric, { m: 16, efConstruction: 200 });
-      let hits = 0;
-      const n = 300;
-      for (let q = 0; q < n; q++) {
-        const top = await runner.hnswSearch({ graph, vectors: block, vector: queries.subarray(q * base.dims, (q + 1) * base.dims), k: K, ef: 40 });
-        const truth = new Set(gt.data.subarray(q * gt.dims, q * gt.dims + K));
-        hits += [...top.ids].filter((id) => truth.has(id)).length;
+      for (const quantized of [false, true]) {
+        let hits = 0;
+        const n = 300;
+        for (let q = 0; q < n; q++) {
+          const top = await runner.hnswSearch({ graph, vectors: block, vector: queries.subarray(q * base.dims, (q + 1) * base.dims), k: K, ef: 40, quantized });
+          const truth = new Set(gt.data.subarray(q * gt.dims, q * gt.dims + K));
+          hits += [...top.ids].filter((id) => truth.has(id)).length;
+        }
+        expect(hits / (n * K)).toBeGreaterThanOrEqual(0.95);
       }
       runner.release(graph);
       runner.release(block);
-      expect(hits / (n * K)).toBeGreaterThanOrEqual(0.95);
     }, 120_000);
   });
 });

@@ -123,6 +123,22 @@ describe('vectorIndex hnsw', () => {
     expect((await json(res)).error.details.issues[0].path).toContain('vectorIndex');
   });
 
+  it('walks the graph on int8 codes on an index with vectorQuantization int8, reporting exact similarities', async () => {
+    await postJson(base, { name: 'g8', settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorQuantization: 'int8', vectorIndex: { type: 'hnsw', m: 8, efConstruction: 64 } } });
+    expect((await json(await postJson(`${base}/g8/documents`, docs))).errors).toEqual([]);
+    expect((await json(await postJson(`${base}/g8/documents/delete`, { ids: [...deleted] }))).deleted).toBe(3);
+    await waitForGraphs('g8');
+    let hits = 0;
+    for (const q of queries) {
+      const truth = new Set(exactTop(q, 10));
+      const res = await search({ vector: q, size: 10, efSearch: 300 }, 'g8');
+      hits += res.hits.filter((h: { id: string }) => truth.has(h.id)).length;
+      const doc = docs.find((d) => d.id === res.hits[0].id)!;
+      expect(res.hits[0].score).toBeCloseTo(1 / (1 + l2(q, doc._vector)), 5);
+    }
+    expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
   it('keeps its graphs across a restart: ready at once, nothing rebuilt, the same answers', async () => {
     await waitForGraphs();
     const before = await search({ vector: queries[1], size: 10, efSearch: 20 });
