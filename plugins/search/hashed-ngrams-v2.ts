@@ -43,8 +43,8 @@ export interface EmbeddingCorpus {
 /** No index: standard analysis and no statistics, so every term weighs the same. */
 export const emptyCorpus: EmbeddingCorpus = { analyzers: [standardAnalyzer], docCount: 0, docFreq: () => 0 };
 
-/** Term frequencies; a term two analyzers both produce counts once (the larger count). */
-function termCounts(text: string, analyzers: readonly Analyzer[]): Map<string, number> {
+/** Term frequencies without stop words; a term two analyzers both produce counts once (the larger count). */
+export function termCounts(text: string, analyzers: readonly Analyzer[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const analyzer of analyzers) {
     const own = new Map<string, number>();
