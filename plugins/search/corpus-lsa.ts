@@ -14,6 +14,13 @@ import { randomizedSvd } from './randomized-svd.js';
  * Because two abstracts can be near without sharing a word, this adds evidence BM25 does not have:
  * on Cranfield at 384 dimensions semantic nDCG@10 is 0.401 and hybrid at the default ratio 0.403,
  * above keyword's 0.386 (hashed-ngrams-v2: 0.279 and 0.351); bench/search/embedder-lab.ts.
+ *
+ * The model is data of the index (search-index.ts keeps it in LMDB beside the segments) and is
+ * frozen between trainings: stored vectors and new queries always come from the same model. It is
+ * trained from the live documents whenever the index re-embeds them all (PATCHing the embedder to
+ * this model, a re-indexing mapping change, or an explicit retrain), never by ordinary writes;
+ * until the first training the index embeds with hashed-ngrams-v2. Terms a model never saw add
+ * nothing to a vector, so a corpus that drifts far from what it was trained on wants a retrain.
  */
 export const CORPUS_LSA_V1 = 'corpus-lsa-v1';
 

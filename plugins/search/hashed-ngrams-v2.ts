@@ -1,4 +1,5 @@
 import { standardAnalyzer, type Analyzer } from './analyzer.js';
+import type { CorpusLsaModel } from './corpus-lsa.js';
 import { projectFeatures } from './feature-hashing.js';
 import { englishStopWords } from './stop-words.js';
 
@@ -38,6 +39,8 @@ export interface EmbeddingCorpus {
   docCount: number;
   /** Documents holding `term`, in the text field where it is most frequent. */
   docFreq(term: string): number;
+  /** The term model trained from the index (corpus-lsa-v1), once trained; frozen until retrained. */
+  model?: CorpusLsaModel;
 }
 
 /** No index: standard analysis and no statistics, so every term weighs the same. */

@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { englishAnalyzer } from '../../../plugins/search/analyzer.js';
 import { decodeCorpusLsa, embedCorpusLsa, encodeCorpusLsa, trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
 import { randomizedSvd, symmetricEigen } from '../../../plugins/search/randomized-svd.js';
+import { createTestApp, json, postJson, tempDir } from '../../helpers/app.js';
 
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   let s = 0;
@@ -69,5 +71,54 @@ describe('corpus-lsa-v1 model', () => {
     const decoded = decodeCorpusLsa(encodeCorpusLsa(model));
     expect({ ...decoded, terms: [...decoded.terms] }).toEqual({ ...model, terms: [...model.terms] });
     expect([...embedCorpusLsa(decoded, corpus[1]!, [englishAnalyzer])]).toEqual([...embed(corpus[1]!)]);
+  });
+});
+
+describe('corpus-lsa-v1 over HTTP', () => {
+  const dataDir = tempDir();
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const manifest = { listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } };
+  const docs = corpus.map((text, i) => ({ id: `d${i}`, text }));
+  const semantic = async (base: string, q: string) => (await json(await postJson(`${base}/lab/search`, { mode: 'semantic', q, size: 8 }))).hits.map((h: { id: string; score: number }) => [h.id, h.score]);
+
+  it('embeds with hashed-ngrams-v2 until trained, then with the model stored in LMDB across a restart', async () => {
+    let t = await createTestApp(manifest, { dataDir });
+    let base = `${t.url()}/v1/indexes`;
+    const created = await json(await postJson(base, { name: 'lab', mappings: { text: { type: 'text', analyzer: 'english' } }, settings: { vectorDimensions: 2, autoEmbed: true, embedder: { type: 'builtin', model: 'corpus-lsa-v1' } } }));
+    expect(created.index.settings.embedder).toEqual({ type: 'builtin', model: 'corpus-lsa-v1' });
+    expect((await json(await postJson(`${base}/lab/documents`, docs))).errors).toEqual([]);
+    expect((await json(await fetch(`${base}/lab`))).index.stats.embedder).toEqual({ model: 'corpus-lsa-v1', trained: false });
+    const before = await semantic(base, 'lift');
+
+    const trained = await json(await postJson(`${base}/lab/embedder/train`, {}));
+    expect(trained.index.docCount).toBe(8);
+    expect(trained.index.stats.embedder).toEqual({ model: 'corpus-lsa-v1', trained: true, docs: 8, terms: expect.any(Number), rank: 2, trainedAt: expect.any(String) });
+    const after = await semantic(base, 'lift');
+    expect(after).not.toEqual(before);
+    // Documents 0 and 1 contain "lift"; 2 and 3 share the topic only.
+    expect(after.slice(0, 4).map(([id]: [string]) => id).sort()).toEqual(['d0', 'd1', 'd2', 'd3']);
+    await t.stop();
+
+    t = await createTestApp(manifest, { dataDir });
+    base = `${t.url()}/v1/indexes`;
+    expect((await json(await fetch(`${base}/lab`))).index.stats.embedder).toEqual(trained.index.stats.embedder);
+    expect(await semantic(base, 'lift')).toEqual(after);
+
+    // Another model re-embeds and forgets the trained one.
+    const patched = await json(await fetch(`${base}/lab`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v2' } } }) }));
+    expect(patched.reindexed).toBe(true);
+    expect(patched.index.stats.embedder).toBeUndefined();
+    expect(await semantic(base, 'lift')).toEqual(before);
+    await t.stop();
+  });
+
+  it('refuses to train an index whose embedder does not learn, with 400 validation_failed', async () => {
+    const t = await createTestApp(manifest);
+    const base = `${t.url()}/v1/indexes`;
+    await postJson(base, { name: 'plain', mappings: { text: { type: 'text' } }, settings: { vectorDimensions: 8, autoEmbed: true } });
+    const res = await postJson(`${base}/plain/embedder/train`, {});
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({ code: 'validation_failed', details: { issues: [{ path: 'settings.embedder.model', message: 'must be corpus-lsa-v1 to train' }] } });
+    await t.stop();
   });
 });
