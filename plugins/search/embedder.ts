@@ -1,4 +1,5 @@
 import { TesseraError } from '../../runtime/errors.js';
+import { CORPUS_LSA_V1, embedCorpusLsa } from './corpus-lsa.js';
 import { embedText, HASHED_EMBEDDER } from './hashed-embedder.js';
 import { embedDocument, embedQuery, emptyCorpus, HASHED_NGRAMS_V2, type EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import type { IndexSettings } from './mappings.js';
@@ -12,7 +13,7 @@ export interface Embedder {
   embedQuery?(text: string): Promise<number[]>;
 }
 
-export const builtinModels = [HASHED_EMBEDDER, HASHED_NGRAMS_V2] as const;
+export const builtinModels = [HASHED_EMBEDDER, HASHED_NGRAMS_V2, CORPUS_LSA_V1] as const;
 export type BuiltinModel = (typeof builtinModels)[number];
 /** What a new index, or a PATCH to `{type: "builtin"}`, gets. */
 export const LATEST_BUILTIN_MODEL: BuiltinModel = HASHED_NGRAMS_V2;
@@ -25,13 +26,22 @@ export class EmbedderError extends TesseraError {
 }
 
 /**
- * The built-in embedder `model` (hashed-embedder.ts, hashed-ngrams-v2.ts). v2 reads the index's
- * analyzers, and at query time its term statistics, from `corpus`.
+ * The built-in embedder `model` (hashed-embedder.ts, hashed-ngrams-v2.ts, corpus-lsa.ts). v2 reads
+ * the index's analyzers, and at query time its term statistics, from `corpus`; corpus-lsa-v1 its
+ * trained term model, and embeds as v2 until the index has one.
  */
 export function builtinEmbedder(dims: number, model: BuiltinModel = HASHED_EMBEDDER, corpus: EmbeddingCorpus = emptyCorpus): Embedder {
   if (model === HASHED_EMBEDDER) return { name: model, embed: async (texts) => texts.map((t) => Array.from(embedText(t, dims))) };
+  const trained = corpus.model;
+  if (model === CORPUS_LSA_V1 && trained && trained.dims === dims) {
+    return {
+      name: model,
+      embed: async (texts) => texts.map((t) => Array.from(embedCorpusLsa(trained, t, corpus.analyzers))),
+      embedQuery: async (text) => Array.from(embedCorpusLsa(trained, text, corpus.analyzers)),
+    };
+  }
   return {
-    name: model,
+    name: HASHED_NGRAMS_V2,
     embed: async (texts) => texts.map((t) => Array.from(embedDocument(t, dims, corpus.analyzers))),
     embedQuery: async (text) => Array.from(embedQuery(text, dims, corpus)),
   };

@@ -1,4 +1,5 @@
 import { standardAnalyzer, type Analyzer } from './analyzer.js';
+import type { CorpusLsaModel } from './corpus-lsa.js';
 import { projectFeatures } from './feature-hashing.js';
 import { englishStopWords } from './stop-words.js';
 
@@ -38,13 +39,15 @@ export interface EmbeddingCorpus {
   docCount: number;
   /** Documents holding `term`, in the text field where it is most frequent. */
   docFreq(term: string): number;
+  /** The term model trained from the index (corpus-lsa-v1), once trained; frozen until retrained. */
+  model?: CorpusLsaModel;
 }
 
 /** No index: standard analysis and no statistics, so every term weighs the same. */
 export const emptyCorpus: EmbeddingCorpus = { analyzers: [standardAnalyzer], docCount: 0, docFreq: () => 0 };
 
-/** Term frequencies; a term two analyzers both produce counts once (the larger count). */
-function termCounts(text: string, analyzers: readonly Analyzer[]): Map<string, number> {
+/** Term frequencies without stop words; a term two analyzers both produce counts once (the larger count). */
+export function termCounts(text: string, analyzers: readonly Analyzer[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const analyzer of analyzers) {
     const own = new Map<string, number>();

@@ -135,6 +135,15 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     handler: async ({ params, body }) => engine().patch(params.name!, parsePatchIndex(body)),
   });
   ctx.routes.add({
+    method: 'POST',
+    path: '/v1/indexes/:name/embedder/train',
+    permission: 'index:admin',
+    throttle: 'heavy',
+    tags,
+    summary: 'Train the corpus-lsa-v1 embedder anew from the documents and re-embed them all',
+    handler: async ({ params }) => ({ index: await engine().retrainEmbedder(params.name!) }),
+  });
+  ctx.routes.add({
     method: 'DELETE',
     path: '/v1/indexes/:name',
     permission: 'index:admin',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { KernelRunner } from '../../kernels/src/index.js';
 import { ConflictError, InputError, NotFoundError } from '../../runtime/errors.js';
 import type { StoreNamespace } from '../../runtime/store.js';
+import { CORPUS_LSA_V1 } from './corpus-lsa.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
 
@@ -20,6 +21,8 @@ export interface IndexDefinition {
     fields: number;
     /** With `vectorIndex: hnsw`: segments whose graph is ready, and the build's progress in vectors. */
     vectorIndex?: { type: 'hnsw'; segments: number; ready: number; failed: number; inserted: number; total: number };
+    /** With the builtin model corpus-lsa-v1: whether its term model is trained, and from what. */
+    embedder?: { model: string; trained: boolean; docs?: number; terms?: number; rank?: number; trainedAt?: string };
   };
 }
 
@@ -125,6 +128,13 @@ export class SearchEngine {
     return { index: describe(index), reindexed: reindex && index.docCount > 0 };
   }
 
+  /** Train a corpus-lsa-v1 index's embedder anew from its documents and re-embed them all. */
+  async retrainEmbedder(name: string): Promise<IndexDefinition> {
+    const index = this.get(name);
+    await index.retrainEmbedder();
+    return describe(index);
+  }
+
   async delete(name: string): Promise<void> {
     const index = this.get(name);
     this.indexes.delete(name);
@@ -157,8 +167,15 @@ export function describe(index: SearchIndex): IndexDefinition {
     docCount: index.docCount,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
-    stats: { segments: index.segments.length, deletedDocs: deleted, fields: Object.keys(r.mappings).length, ...graphStats(index) },
+    stats: { segments: index.segments.length, deletedDocs: deleted, fields: Object.keys(r.mappings).length, ...graphStats(index), ...embedderStats(index) },
   };
+}
+
+function embedderStats(index: SearchIndex): Pick<IndexDefinition['stats'], 'embedder'> {
+  if (!index.trainsEmbedder()) return {};
+  const m = index.termModel;
+  const model = CORPUS_LSA_V1;
+  return { embedder: m ? { model, trained: true, docs: m.docCount, terms: m.terms.size, rank: m.rank, trainedAt: m.trainedAt } : { model, trained: false } };
 }
 
 function graphStats(index: SearchIndex): Pick<IndexDefinition['stats'], 'vectorIndex'> {

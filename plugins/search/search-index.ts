@@ -3,6 +3,7 @@ import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
 import { GeoGrid } from './geo-grid.js';
+import { InputError } from '../../runtime/errors.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, andNotInPlace, emptySet, has, members, popcount, type Bitset } from './bitset.js';
@@ -10,6 +11,7 @@ import { evaluateFilter, type FilterNode } from './filter.js';
 import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
+import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from './corpus-lsa.js';
 import { embedderFor } from './embedder.js';
 import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import { termStatistics } from './term-statistics.js';
@@ -79,6 +81,8 @@ export interface IndexDatabases {
   tombstones: Database<Buffer, [string, number]>;
   /** HNSW graph bytes per segment, written when a build finishes (a missing one is rebuilt). */
   graphs: Database<Buffer, [string, number]>;
+  /** The built-in embedder's trained term model per index uuid (corpus-lsa.ts), written with the vectors it made. */
+  embedderModels: Database<Buffer, string>;
 }
 
 export interface UpsertResult {
@@ -94,6 +98,7 @@ export function openDatabases(store: StoreNamespace): IndexDatabases {
     segments: store.db<Record<string, unknown>, [string, number]>('segments'),
     tombstones: store.db<Buffer, [string, number]>('tombstones'),
     graphs: store.db<Buffer, [string, number]>('graphs', { encoding: 'binary' }),
+    embedderModels: store.db<Buffer, string>('embedderModels', { encoding: 'binary' }),
   };
 }
 
@@ -118,6 +123,8 @@ export class SearchIndex {
   private readonly log: Logger;
   private writing: Promise<unknown> = Promise.resolve();
   private analyzerCache = new Map<string, Analyzer>();
+  /** The corpus-lsa-v1 term model that made the stored vectors, if the index has been trained. */
+  termModel?: CorpusLsaModel;
   private readonly onWrite: (index: SearchIndex) => void;
   /** Graph builds run one at a time per index, in the order segments appeared. */
   private graphBuilds: Promise<void> = Promise.resolve();
@@ -158,7 +165,31 @@ export class SearchIndex {
 
   /** The analyzers and term statistics the built-in embedder reads, as of the current segments. */
   embeddingCorpus(): EmbeddingCorpus {
+    const corpus = this.termStatistics();
+    return this.termModel && this.trainsEmbedder() ? { ...corpus, model: this.termModel } : corpus;
+  }
+
+  private termStatistics(): EmbeddingCorpus {
     return termStatistics(this.segments, this.textFields().map((field) => ({ field, analyzer: this.analyzerFor(field) })));
+  }
+
+  /** Whether the index embeds with a model trained from its documents (corpus-lsa-v1). */
+  trainsEmbedder(): boolean {
+    const e = this.record.settings.embedder;
+    return this.record.settings.autoEmbed && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
+  }
+
+  /**
+   * Train the embedder's term model anew from the live documents and re-embed every document
+   * with it, in one transaction with the new segment (a re-index). For corpus-lsa-v1 only.
+   */
+  async retrainEmbedder(): Promise<void> {
+    if (!this.trainsEmbedder()) {
+      throw new InputError('validation_failed', `Index "${this.record.name}" does not embed with a trained model; set settings.autoEmbed and settings.embedder {"type": "builtin", "model": "${CORPUS_LSA_V1}"}.`, {
+        details: { issues: [{ path: 'settings.embedder.model', message: `must be ${CORPUS_LSA_V1} to train` }] },
+      });
+    }
+    await this.reindex();
   }
 
   /** Load every stored segment and its tombstones (at start-up). */
@@ -173,6 +204,8 @@ export class SearchIndex {
       for (let ord = 0; ord < data.docCount; ord++) if (!has(deleted, ord)) this.locations.set(data.ids[ord]!, { seg: id, ord });
     }
     this.segments = segments;
+    const model = this.dbs.embedderModels.get(this.record.uuid);
+    this.termModel = model ? decodeCorpusLsa(model) : undefined;
   }
 
   private toLoaded(id: number, data: SegmentData, deleted: Bitset): LoadedSegment {
@@ -318,9 +351,9 @@ export class SearchIndex {
    * Give documents without their own `_vector` an embedding (autoEmbed). Returns the documents
    * whose embedding failed, with the reason; the others have `vector` set.
    */
-  private async embedMissing(docs: IndexableDocument[]): Promise<Map<IndexableDocument, string>> {
+  private async embedMissing(docs: IndexableDocument[], corpus = this.embeddingCorpus()): Promise<Map<IndexableDocument, string>> {
     const failed = new Map<IndexableDocument, string>();
-    const embedder = embedderFor(this.record.settings, this.embeddingCorpus());
+    const embedder = embedderFor(this.record.settings, corpus);
     if (!embedder) return failed;
     const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields) })).filter((t) => t.text.trim() !== '');
     if (todo.length === 0) return failed;
@@ -496,23 +529,39 @@ export class SearchIndex {
           else dropped.push({ id, code: prepared.code, message: prepared.message });
         }
       }
-      for (const [doc, reason] of await this.embedMissing(docs)) dropped.push({ id: doc.id, code: 'embedding_failed', message: reason });
+      // Every vector is remade here, so this is when a trained embedder learns the corpus anew.
+      const model = this.trainsEmbedder() ? this.trainTermModel(docs) : undefined;
+      const statistics = this.termStatistics();
+      for (const [doc, reason] of await this.embedMissing(docs, model ? { ...statistics, model } : statistics)) dropped.push({ id: doc.id, code: 'embedding_failed', message: reason });
       const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
-      await this.replaceSegments(this.segments, buildSegment(docs.filter((d) => !dropped.some((x) => x.id === d.id)), analyzers));
+      await this.replaceSegments(this.segments, buildSegment(docs.filter((d) => !dropped.some((x) => x.id === d.id)), analyzers), { termModel: model });
       if (dropped.length > 0) this.log.warn({ index: this.record.name, dropped: dropped.length, first: dropped.slice(0, 5) }, 'documents no longer valid under the new mappings were left out of the index');
     });
+  }
+
+  private trainTermModel(docs: readonly IndexableDocument[]): CorpusLsaModel {
+    const started = performance.now();
+    const texts = docs.map((d) => this.embeddableText(d.fields)).filter((t) => t.trim() !== '');
+    const model = trainCorpusLsa(texts, this.termStatistics().analyzers, this.record.settings.vectorDimensions!);
+    this.log.info({ index: this.record.name, docs: model.docCount, terms: model.terms.size, rank: model.rank, ms: Math.round(performance.now() - started) }, 'embedder model trained');
+    return model;
   }
 
   private async mergeSegments(selected: readonly LoadedSegment[]): Promise<void> {
     await this.replaceSegments(selected, mergeSegmentData(selected));
   }
 
-  /** Swap `selected` for one new segment in one transaction; sources are not touched. */
-  private async replaceSegments(selected: readonly LoadedSegment[], data: SegmentData): Promise<void> {
+  /**
+   * Swap `selected` for one new segment in one transaction; sources are not touched. `embedder`,
+   * after a re-embed: the term model that made the new segment's vectors (none: remove the stored one).
+   */
+  private async replaceSegments(selected: readonly LoadedSegment[], data: SegmentData, embedder?: { termModel: CorpusLsaModel | undefined }): Promise<void> {
     const uuid = this.record.uuid;
     const segId = this.record.nextSegment;
     const record = { ...this.record, nextSegment: segId + 1 };
     await this.store.transaction(() => {
+      if (embedder?.termModel) void this.dbs.embedderModels.put(uuid, encodeCorpusLsa(embedder.termModel));
+      else if (embedder) void this.dbs.embedderModels.remove(uuid);
       for (const seg of selected) {
         void this.dbs.segments.remove([uuid, seg.id]);
         void this.dbs.tombstones.remove([uuid, seg.id]);
@@ -526,6 +575,8 @@ export class SearchIndex {
     const kept = this.segments.filter((s) => !gone.has(s.id));
     data.ids.forEach((id, ord) => this.locations.set(id, { seg: segId, ord }));
     this.segments = data.docCount > 0 ? [...kept, this.toLoaded(segId, data, emptySet(data.docCount))] : kept;
+    // With the segment, so no search pairs the new vectors with the old model or the reverse.
+    if (embedder) this.termModel = embedder.termModel;
     for (const seg of selected) this.release(seg);
     this.log.info({ index: record.name, merged: selected.length, docs: data.docCount }, 'segments merged');
   }
@@ -542,6 +593,7 @@ export class SearchIndex {
           void this.dbs.graphs.remove([uuid, seg.id]);
         }
         void this.dbs.indexes.remove(this.record.name);
+        void this.dbs.embedderModels.remove(uuid);
       });
       for (const seg of this.segments) this.release(seg);
       this.segments = [];

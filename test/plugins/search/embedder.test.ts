@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedder.js';
+import { trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
 import { embedText } from '../../../plugins/search/hashed-embedder.js';
+import { emptyCorpus } from '../../../plugins/search/hashed-ngrams-v2.js';
 import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 const DIMS = 32;
@@ -78,6 +80,11 @@ afterAll(() => server.stop());
 
 embedderConformance('builtin hashed-ngrams-v1', () => builtinEmbedder(DIMS, 'hashed-ngrams-v1'));
 embedderConformance('builtin hashed-ngrams-v2', () => builtinEmbedder(DIMS, 'hashed-ngrams-v2'));
+embedderConformance('builtin corpus-lsa-v1, untrained (as v2)', () => builtinEmbedder(DIMS, 'corpus-lsa-v1'));
+embedderConformance('builtin corpus-lsa-v1, trained', () => {
+  const texts = ['wing flutter at transonic speed', 'the laminar boundary layer of a flat plate', 'flutter of a swept wing', 'boundary layer transition'];
+  return builtinEmbedder(DIMS, 'corpus-lsa-v1', { ...emptyCorpus, model: trainCorpusLsa(texts, emptyCorpus.analyzers, DIMS) });
+});
 embedderConformance('openai', () => openAiEmbedder({ baseUrl: server.url, model: 'test-embed', batchSize: 2, dims: DIMS, backoffMs: 1 }));
 
 describe('openai embedder', () => {
