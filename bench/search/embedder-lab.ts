@@ -121,7 +121,7 @@ function trainRandomIndexing(k: number, reflective: boolean): Float64Array {
 interface Design {
   name: string;
   /** Returns the embedders after training (timed). */
-  train(): { doc(i: number): Float32Array; query(text: string): Float32Array };
+  train(): { doc(i: number): Float32Array; query(text: string): Float32Array } | Promise<{ doc(i: number): Float32Array; query(text: string): Float32Array }>;
 }
 /** Two unit vectors side by side, each scaled so the cosine is a*cos(first) + (1-a)*cos(second). */
 function concat(a: Float32Array, b: Float32Array, weightA: number): Float32Array {
@@ -131,14 +131,14 @@ function concat(a: Float32Array, b: Float32Array, weightA: number): Float32Array
   b.forEach((x, i) => (out[a.length + i] = x * sb));
   return out;
 }
-const lsa = (dims: number): CorpusLsaModel => trainCorpusLsa(docTexts, [englishAnalyzer], dims);
+const lsa = (dims: number): Promise<CorpusLsaModel> => trainCorpusLsa(docTexts, [englishAnalyzer], dims);
 const designs: Design[] = [
   { name: 'hashed-ngrams-v2', train: () => ({ doc: (i) => embedDocument(docTexts[i]!, DIMS, [englishAnalyzer]), query: (q) => embedQuery(q, DIMS, corpus) }) },
   { name: 'ri-doc', train: () => { const T = trainRandomIndexing(DIMS, false); return { doc: (i) => foldIn(T, DIMS, weights(docCounts[i]!)), query: (q) => foldIn(T, DIMS, weights(counts(q))) }; } },
   { name: 'rri-doc', train: () => { const T = trainRandomIndexing(DIMS, true); return { doc: (i) => foldIn(T, DIMS, weights(docCounts[i]!)), query: (q) => foldIn(T, DIMS, weights(counts(q))) }; } },
-  { name: 'lsa-tfidf', train: () => { const m = lsa(DIMS); return { doc: (i) => embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), query: (q) => embedCorpusLsa(m, q, [englishAnalyzer]) }; } },
-  { name: 'lsa-tfidf-192+v2-192', train: () => {
-    const m = lsa(DIMS / 2);
+  { name: 'lsa-tfidf', train: async () => { const m = await lsa(DIMS); return { doc: (i) => embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), query: (q) => embedCorpusLsa(m, q, [englishAnalyzer]) }; } },
+  { name: 'lsa-tfidf-192+v2-192', train: async () => {
+    const m = await lsa(DIMS / 2);
     return {
       doc: (i) => concat(embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), embedDocument(docTexts[i]!, DIMS / 2, [englishAnalyzer]), 0.5),
       query: (q) => concat(embedCorpusLsa(m, q, [englishAnalyzer]), embedQuery(q, DIMS / 2, corpus), 0.5),
@@ -161,7 +161,7 @@ emit({ bench: 'embedder-lab', docs: N, queries: data.queries.length, vocabulary:
 let keyword: number | undefined;
 for (const design of designs.filter((d) => only.length === 0 || only.includes(d.name))) {
   const t0 = performance.now();
-  const model = design.train();
+  const model = await design.train();
   const trainMs = performance.now() - t0;
   const t1 = performance.now();
   const docVectors = data.docs.map((_, i) => model.doc(i));

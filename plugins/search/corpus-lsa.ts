@@ -47,7 +47,8 @@ export interface CorpusLsaModel {
   vectors: Float32Array;
 }
 
-export function trainCorpusLsa(texts: readonly string[], analyzers: readonly Analyzer[], dims: number): CorpusLsaModel {
+/** Seconds of work for a large corpus, but it yields to the event loop throughout (randomized-svd.ts). */
+export async function trainCorpusLsa(texts: readonly string[], analyzers: readonly Analyzer[], dims: number): Promise<CorpusLsaModel> {
   const step = Math.max(1, texts.length / MAX_TRAINING_DOCS);
   const sample: Array<Map<string, number>> = [];
   for (let i = 0; i < texts.length && sample.length < MAX_TRAINING_DOCS; i = Math.floor(sample.length * step)) {
@@ -70,7 +71,7 @@ export function trainCorpusLsa(texts: readonly string[], analyzers: readonly Ana
     values.push(Float64Array.from(w, ([, x]) => x * scale));
   }
   const rank = Math.min(dims, MAX_RANK);
-  const { U } = randomizedSvd({ rowCount: terms.size, rows, values }, rank, SEED);
+  const { U } = await randomizedSvd({ rowCount: terms.size, rows, values }, rank, SEED);
   return { model: CORPUS_LSA_V1, dims, rank, docCount: n, trainedAt: new Date().toISOString(), terms, idf, vectors: Float32Array.from(U) };
 }
 

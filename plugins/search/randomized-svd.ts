@@ -9,21 +9,39 @@ const OVERSAMPLING = 16;
 const POWER_ITERATIONS = 2;
 
 /**
+ * Training runs on the event loop of a server, for seconds to a minute: every loop below hands the
+ * event loop a turn after ~10 ms of work, so requests keep being answered while it runs.
+ */
+function makePause(sliceMs = 10): () => Promise<void> | undefined {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - last < sliceMs) return undefined;
+    return new Promise<void>((resolve) => setImmediate(() => {
+      last = performance.now();
+      resolve();
+    }));
+  };
+}
+
+/**
  * The leading `rank` left singular vectors of `A` (Halko, Martinsson and Tropp's randomized range
  * finder with power iterations, then the small exact problem solved by Jacobi), deterministic for a
  * seed. Returns U as rowCount x rank, row-major, with the singular values in decreasing order; a
  * matrix of lower rank gets zero columns past its own.
  */
-export function randomizedSvd(A: SparseColumns, rank: number, seed: number): { U: Float64Array; sigma: Float64Array } {
+export async function randomizedSvd(A: SparseColumns, rank: number, seed: number): Promise<{ U: Float64Array; sigma: Float64Array }> {
+  const pause = makePause();
   const m = A.rowCount;
   const n = A.rows.length;
   const l = Math.min(rank + OVERSAMPLING, n, m);
   const rand = mulberry32(seed);
   const gauss = (): number => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
   const Y = new Float64Array(l * m); // column-major m x l
-  const times = (Z: Float64Array): void => {
+  const times = async (Z: Float64Array): Promise<void> => {
     Y.fill(0);
     for (let j = 0; j < l; j++) {
+      await pause();
       for (let c = 0; c < n; c++) {
         const z = Z[j * n + c]!;
         const rows = A.rows[c]!, values = A.values[c]!;
@@ -31,9 +49,10 @@ export function randomizedSvd(A: SparseColumns, rank: number, seed: number): { U
       }
     }
   };
-  const transposeTimes = (): Float64Array => {
+  const transposeTimes = async (): Promise<Float64Array> => {
     const Z = new Float64Array(l * n); // column-major n x l
     for (let j = 0; j < l; j++) {
+      await pause();
       for (let c = 0; c < n; c++) {
         const rows = A.rows[c]!, values = A.values[c]!;
         let s = 0;
@@ -43,31 +62,33 @@ export function randomizedSvd(A: SparseColumns, rank: number, seed: number): { U
     }
     return Z;
   };
-  times(Float64Array.from({ length: l * n }, gauss));
-  orthonormalise(Y, m, l, 1);
+  await times(Float64Array.from({ length: l * n }, gauss));
+  await orthonormalise(Y, m, l, 1, pause);
   for (let q = 0; q < POWER_ITERATIONS; q++) {
-    const Z = transposeTimes();
-    orthonormalise(Z, n, l, 1);
-    times(Z);
-    orthonormalise(Y, m, l, q === POWER_ITERATIONS - 1 ? 2 : 1);
+    const Z = await transposeTimes();
+    await orthonormalise(Z, n, l, 1, pause);
+    await times(Z);
+    await orthonormalise(Y, m, l, q === POWER_ITERATIONS - 1 ? 2 : 1, pause);
   }
   // B = Q^T A; its left singular vectors are the eigenvectors of B B^T = (A^T Q)^T (A^T Q).
-  const Bt = transposeTimes();
+  const Bt = await transposeTimes();
   const G = new Float64Array(l * l);
   for (let a = 0; a < l; a++) {
+    await pause();
     for (let b = a; b < l; b++) {
       let s = 0;
       for (let c = 0; c < n; c++) s += Bt[a * n + c]! * Bt[b * n + c]!;
       G[a * l + b] = G[b * l + a] = s;
     }
   }
-  const { values, vectors } = symmetricEigen(G, l);
+  const { values, vectors } = await symmetricEigen(G, l, pause);
   const k = Math.min(rank, l);
   const order = [...values.keys()].sort((a, b) => values[b]! - values[a]! || a - b).slice(0, k);
   const W = new Float64Array(l * rank); // l x rank, row-major: the chosen eigenvectors
   for (let p = 0; p < l; p++) for (let j = 0; j < k; j++) W[p * rank + j] = vectors[p * l + order[j]!]!;
   const U = new Float64Array(m * rank);
   for (let i = 0; i < m; i++) {
+    if ((i & 255) === 0) await pause();
     const row = i * rank;
     for (let p = 0; p < l; p++) {
       const y = Y[p * m + i]!;
@@ -84,7 +105,7 @@ export function randomizedSvd(A: SparseColumns, rank: number, seed: number): { U
  * Modified Gram-Schmidt over the columns of a column-major rows x cols matrix, `passes` times (two
  * for the final basis). A column that is (numerically) in the span of the earlier ones becomes zero.
  */
-function orthonormalise(Y: Float64Array, rows: number, cols: number, passes: number): void {
+async function orthonormalise(Y: Float64Array, rows: number, cols: number, passes: number, pause: () => Promise<void> | undefined): Promise<void> {
   const original = new Float64Array(cols);
   for (let j = 0; j < cols; j++) {
     let n = 0;
@@ -93,6 +114,7 @@ function orthonormalise(Y: Float64Array, rows: number, cols: number, passes: num
   }
   for (let pass = 0; pass < passes; pass++) {
     for (let j = 0; j < cols; j++) {
+      await pause();
       const cj = j * rows;
       for (let p = 0; p < j; p++) {
         const cp = p * rows;
@@ -109,7 +131,9 @@ function orthonormalise(Y: Float64Array, rows: number, cols: number, passes: num
 }
 
 /** Cyclic Jacobi on a symmetric n x n matrix (row-major, overwritten): eigenvalues and eigenvectors (columns). */
-export function symmetricEigen(A: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
+export async function symmetricEigen(
+  A: Float64Array, n: number, pause: () => Promise<void> | undefined = () => undefined,
+): Promise<{ values: Float64Array; vectors: Float64Array }> {
   const V = new Float64Array(n * n);
   for (let i = 0; i < n; i++) V[i * n + i] = 1;
   let total = 0;
@@ -119,6 +143,7 @@ export function symmetricEigen(A: Float64Array, n: number): { values: Float64Arr
     for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += A[p * n + q]! ** 2;
     if (off <= 1e-24 * total) break;
     for (let p = 0; p < n; p++) {
+      await pause();
       for (let q = p + 1; q < n; q++) {
         const apq = A[p * n + q]!;
         if (apq === 0) continue;

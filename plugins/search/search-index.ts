@@ -530,7 +530,7 @@ export class SearchIndex {
         }
       }
       // Every vector is remade here, so this is when a trained embedder learns the corpus anew.
-      const model = this.trainsEmbedder() ? this.trainTermModel(docs) : undefined;
+      const model = this.trainsEmbedder() ? await this.trainTermModel(docs) : undefined;
       const statistics = this.termStatistics();
       for (const [doc, reason] of await this.embedMissing(docs, model ? { ...statistics, model } : statistics)) dropped.push({ id: doc.id, code: 'embedding_failed', message: reason });
       const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
@@ -539,10 +539,10 @@ export class SearchIndex {
     });
   }
 
-  private trainTermModel(docs: readonly IndexableDocument[]): CorpusLsaModel {
+  private async trainTermModel(docs: readonly IndexableDocument[]): Promise<CorpusLsaModel> {
     const started = performance.now();
     const texts = docs.map((d) => this.embeddableText(d.fields)).filter((t) => t.trim() !== '');
-    const model = trainCorpusLsa(texts, this.termStatistics().analyzers, this.record.settings.vectorDimensions!);
+    const model = await trainCorpusLsa(texts, this.termStatistics().analyzers, this.record.settings.vectorDimensions!);
     this.log.info({ index: this.record.name, docs: model.docCount, terms: model.terms.size, rank: model.rank, ms: Math.round(performance.now() - started) }, 'embedder model trained');
     return model;
   }

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { englishAnalyzer } from '../../../plugins/search/analyzer.js';
 import { decodeCorpusLsa, embedCorpusLsa, encodeCorpusLsa, trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
 import { randomizedSvd, symmetricEigen } from '../../../plugins/search/randomized-svd.js';
@@ -24,7 +24,7 @@ const corpus = [
 ];
 
 describe('randomizedSvd', () => {
-  it('finds the leading singular values and orthonormal vectors of an exact reference', () => {
+  it('finds the leading singular values and orthonormal vectors of an exact reference', async () => {
     // 60 x 40 of rank 4 plus a little noise, checked against the eigenvalues of A^T A by Jacobi.
     let seed = 7;
     const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
@@ -33,10 +33,10 @@ describe('randomizedSvd', () => {
     const v = strengths.map(() => Array.from({ length: n }, rand));
     const dense = Array.from({ length: n }, (_, c) => Array.from({ length: m }, (_, r) => strengths.reduce((s, w, k) => s + w * u[k]![r]! * v[k]![c]!, 0) + 0.001 * rand()));
     const A = { rowCount: m, rows: dense.map(() => Int32Array.from({ length: m }, (_, r) => r)), values: dense.map((col) => Float64Array.from(col)) };
-    const { U, sigma } = randomizedSvd(A, 3, 1);
+    const { U, sigma } = await randomizedSvd(A, 3, 1);
     const gram = new Float64Array(n * n);
     for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) gram[a * n + b] = cosine(dense[a]!, dense[b]!);
-    const exact = [...symmetricEigen(gram, n).values].sort((a, b) => b - a).slice(0, 3).map(Math.sqrt);
+    const exact = [...(await symmetricEigen(gram, n)).values].sort((a, b) => b - a).slice(0, 3).map(Math.sqrt);
     for (let j = 0; j < 3; j++) expect(sigma[j]).toBeCloseTo(exact[j]!, 6);
     for (let a = 0; a < 3; a++) {
       for (let b = 0; b < 3; b++) {
@@ -49,7 +49,10 @@ describe('randomizedSvd', () => {
 
 describe('corpus-lsa-v1 model', () => {
   // Two dimensions for two topics: the reduction is what relates words that never meet.
-  const model = trainCorpusLsa(corpus, [englishAnalyzer], 2);
+  let model: Awaited<ReturnType<typeof trainCorpusLsa>>;
+  beforeAll(async () => {
+    model = await trainCorpusLsa(corpus, [englishAnalyzer], 2);
+  });
   const embed = (text: string): Float32Array => embedCorpusLsa(model, text, [englishAnalyzer]);
 
   it('puts a query near documents of its topic that do not contain its word', () => {
@@ -59,8 +62,8 @@ describe('corpus-lsa-v1 model', () => {
     expect(cosine(soup, embed(corpus[6]!))).toBeGreaterThan(cosine(soup, embed(corpus[3]!)) + 0.3);
   });
 
-  it('is deterministic, unit length, and zero for text it has no term of', () => {
-    const again = trainCorpusLsa(corpus, [englishAnalyzer], 2);
+  it('is deterministic, unit length, and zero for text it has no term of', async () => {
+    const again = await trainCorpusLsa(corpus, [englishAnalyzer], 2);
     expect([...again.vectors]).toEqual([...model.vectors]);
     expect(model.rank).toBe(2);
     expect(cosine(embed(corpus[0]!), embed(corpus[0]!))).toBeCloseTo(1, 5);
@@ -109,6 +112,30 @@ describe('corpus-lsa-v1 over HTTP', () => {
     expect(patched.reindexed).toBe(true);
     expect(patched.index.stats.embedder).toBeUndefined();
     expect(await semantic(base, 'lift')).toEqual(before);
+    await t.stop();
+  });
+
+  it('keeps answering other requests while it trains', async () => {
+    const t = await createTestApp(manifest);
+    const base = `${t.url()}/v1/indexes`;
+    // 600 documents over a 3,000-word vocabulary at rank 256: a training of a second or more.
+    let seed = 3;
+    const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const word = (): string => `w${Math.floor(rand() * rand() * 3000).toString(36)}x`;
+    const many = Array.from({ length: 600 }, (_, i) => ({ id: `m${i}`, text: Array.from({ length: 40 }, word).join(' ') }));
+    await postJson(base, { name: 'big', mappings: { text: { type: 'text' } }, settings: { vectorDimensions: 256, autoEmbed: true, embedder: { type: 'builtin', model: 'corpus-lsa-v1' } } });
+    expect((await json(await postJson(`${base}/big/documents`, many))).errors).toEqual([]);
+    const training = postJson(`${base}/big/embedder/train`, {}).then((res) => json(res));
+    // Let the training start before asking.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const health = await fetch(`${t.url()}/health`);
+    const answeredAt = Date.now();
+    expect(health.status).toBe(200);
+    expect((await training).index.stats.embedder).toMatchObject({ trained: true, docs: 600 });
+    // A training that held the event loop would have kept /health waiting until it finished.
+    const finished = t.logs.find((l) => l.msg === 'embedder model trained')!;
+    expect(finished.ms as number).toBeGreaterThan(500);
+    expect(answeredAt).toBeLessThan(finished.time as number);
     await t.stop();
   });
 

@@ -46,10 +46,10 @@ class EmbeddingsServer {
 }
 
 /** What every embedder must do; each implementation's test runs it. */
-function embedderConformance(name: string, make: () => Embedder): void {
+function embedderConformance(name: string, make: () => Embedder | Promise<Embedder>): void {
   describe(`${name} conformance`, () => {
     it('returns one finite vector of the index dimension per text, in order, deterministically', async () => {
-      const e = make();
+      const e = await make();
       const texts = ['wing flutter', 'boundary layer', 'wing flutter'];
       const vectors = await e.embed(texts);
       expect(vectors).toHaveLength(3);
@@ -63,7 +63,7 @@ function embedderConformance(name: string, make: () => Embedder): void {
     });
 
     it('embeds a query, when it has a query side, as a finite vector of the index dimension, deterministically', async () => {
-      const e = make();
+      const e = await make();
       if (!e.embedQuery) return;
       const q = await e.embedQuery('wing flutter');
       expect(q).toHaveLength(DIMS);
@@ -81,10 +81,8 @@ afterAll(() => server.stop());
 embedderConformance('builtin hashed-ngrams-v1', () => builtinEmbedder(DIMS, 'hashed-ngrams-v1'));
 embedderConformance('builtin hashed-ngrams-v2', () => builtinEmbedder(DIMS, 'hashed-ngrams-v2'));
 embedderConformance('builtin corpus-lsa-v1, untrained (as v2)', () => builtinEmbedder(DIMS, 'corpus-lsa-v1'));
-embedderConformance('builtin corpus-lsa-v1, trained', () => {
-  const texts = ['wing flutter at transonic speed', 'the laminar boundary layer of a flat plate', 'flutter of a swept wing', 'boundary layer transition'];
-  return builtinEmbedder(DIMS, 'corpus-lsa-v1', { ...emptyCorpus, model: trainCorpusLsa(texts, emptyCorpus.analyzers, DIMS) });
-});
+const trained = trainCorpusLsa(['wing flutter at transonic speed', 'the laminar boundary layer of a flat plate', 'flutter of a swept wing', 'boundary layer transition'], emptyCorpus.analyzers, DIMS);
+embedderConformance('builtin corpus-lsa-v1, trained', async () => builtinEmbedder(DIMS, 'corpus-lsa-v1', { ...emptyCorpus, model: await trained }));
 embedderConformance('openai', () => openAiEmbedder({ baseUrl: server.url, model: 'test-embed', batchSize: 2, dims: DIMS, backoffMs: 1 }));
 
 describe('openai embedder', () => {
