@@ -4,6 +4,7 @@ import type { KernelRunner } from '../../kernels/src/index.js';
 import { ConflictError, InputError, NotFoundError } from '../../runtime/errors.js';
 import type { StoreNamespace } from '../../runtime/store.js';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
+import { JobQueue } from './job-queue.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
 
@@ -45,6 +46,8 @@ export class SearchEngine {
   private readonly store: StoreNamespace;
   private readonly kernels: () => KernelRunner;
   private readonly log: Logger;
+  /** Graph builds of every index, as many at once as the kernel pool has threads. */
+  private readonly buildQueue = new JobQueue(() => this.kernels().threads);
   /** Called after every committed write to an index (the plugin schedules merges from it). */
   onWrite: (index: SearchIndex) => void = () => undefined;
 
@@ -66,7 +69,7 @@ export class SearchEngine {
   }
 
   private open(record: IndexRecord): SearchIndex {
-    return new SearchIndex(record, { dbs: this.dbs, store: this.store, kernels: this.kernels, log: this.log, onWrite: (index) => this.onWrite(index) });
+    return new SearchIndex(record, { dbs: this.dbs, store: this.store, kernels: this.kernels, log: this.log, onWrite: (index) => this.onWrite(index), buildQueue: this.buildQueue });
   }
 
   list(): IndexDefinition[] {

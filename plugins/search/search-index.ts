@@ -17,6 +17,7 @@ import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import { termStatistics } from './term-statistics.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
 import { mergeSegmentData } from './segment-merge.js';
+import { JobQueue } from './job-queue.js';
 
 
 /** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
@@ -126,11 +127,14 @@ export class SearchIndex {
   /** The corpus-lsa-v1 term model that made the stored vectors, if the index has been trained. */
   termModel?: CorpusLsaModel;
   private readonly onWrite: (index: SearchIndex) => void;
-  /** Graph builds run one at a time per index, in the order segments appeared. */
-  private graphBuilds: Promise<void> = Promise.resolve();
+  /** Graph builds run on the engine's queue (one per kernel pool thread), in the order queued. */
+  private readonly buildQueue: JobQueue;
+  /** This index's builds not yet finished. */
+  private readonly pendingBuilds = new Set<Promise<void>>();
 
-  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex) => void }) {
+  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex) => void; buildQueue?: JobQueue }) {
     this.record = record;
+    this.buildQueue = deps.buildQueue ?? new JobQueue(() => 1);
     this.onWrite = deps.onWrite ?? (() => undefined);
     this.dbs = deps.dbs;
     this.store = deps.store;
@@ -248,8 +252,9 @@ export class SearchIndex {
         this.log.warn({ index: this.record.name, segment: segId, err: (err as Error).message }, 'stored vector graph unusable; rebuilding it');
       }
     }
-    const build = (): Promise<void> => this.buildGraph(segId, state, vectors, hnsw, metric);
-    this.graphBuilds = this.graphBuilds.then(build, build);
+    const pending = this.buildQueue.run(() => this.buildGraph(segId, state, vectors, hnsw, metric));
+    this.pendingBuilds.add(pending);
+    void pending.finally(() => this.pendingBuilds.delete(pending));
     return state;
   }
 
@@ -288,13 +293,9 @@ export class SearchIndex {
     this.log.info({ index: this.record.name, segment: segId, nodes: vectors.count, ms: Math.round(performance.now() - started) }, 'vector graph built');
   }
 
-  /** Resolves when every graph build queued so far has finished (tests, benchmarks, shutdown). */
+  /** Resolves when every graph build of this index queued so far has finished (tests, benchmarks). */
   async graphsSettled(): Promise<void> {
-    let current: Promise<void>;
-    do {
-      current = this.graphBuilds;
-      await current;
-    } while (current !== this.graphBuilds);
+    while (this.pendingBuilds.size > 0) await Promise.all(this.pendingBuilds);
   }
 
   /** After a change of vectorIndex or vectorMetric: drop every graph and build them anew. */
