@@ -114,6 +114,17 @@ function similarityInt8(node: u32): f32 {
   return -(queryNormI8 * queryNormI8 + rowNorm * rowNorm - <f32>2 * dot);
 }
 
+/** In an int8 walk or build, makes `node`'s codes the query the int8 estimate compares against. */
+function aimAt(node: u32): void {
+  if (codes == 0) return;
+  const p = codeParams + <usize>node * <usize>INT8_PARAM_BYTES;
+  queryCodes = codes + <usize>node * <usize>dims;
+  queryScale = load<f32>(p);
+  queryOffset = load<f32>(p, 4);
+  querySum = <f32>load<i32>(p, 8);
+  queryNormI8 = load<f32>(p, 12);
+}
+
 function similarity(query: usize, queryNorm: f32, node: u32): f32 {
   if (codes != 0) return similarityInt8(node);
   const row = rowOf(node);
@@ -273,7 +284,8 @@ function drainResults(size: i32, out: usize): i32 {
 /**
  * The selection heuristic (the paper's algorithm 4, as hnswlib runs it): walking candidates best
  * first, keep one only if it is closer to the base than to every neighbour kept so far, which
- * spreads links across directions instead of spending them all on one cluster.
+ * spreads links across directions instead of spending them all on one cluster. In an int8 build
+ * it leaves the query aimed at the last candidate: callers aim again.
  */
 function selectNeighbors(src: usize, n: i32, limit: i32, dst: usize): i32 {
   let kept = 0;
@@ -282,6 +294,7 @@ function selectNeighbors(src: usize, n: i32, limit: i32, dst: usize): i32 {
     const c = load<u32>(src + (<usize>i << 3), 4);
     const row = rowOf(c);
     const cNorm = normOf(c);
+    aimAt(c);
     let good = true;
     for (let j = 0; j < kept; j++) {
       if (similarity(row, cNorm, load<u32>(dst + (<usize>j << 3), 4)) > s) {
@@ -311,6 +324,7 @@ function link(target: u32, node: u32, score: f32, level: i32): void {
   }
   const row = rowOf(target);
   const rowNorm = normOf(target);
+  aimAt(target);
   // Insertion sort of the n + 1 candidates, best first, into bufA.
   for (let i = 0; i <= n; i++) {
     const id = i < n ? load<u32>(list + 4 + (<usize>i << 2)) : node;
@@ -328,12 +342,14 @@ function link(target: u32, node: u32, score: f32, level: i32): void {
   const kept = selectNeighbors(bufA, n + 1, limit, bufB);
   for (let i = 0; i < kept; i++) store<u32>(list + 4 + (<usize>i << 2), load<u32>(bufB + (<usize>i << 3), 4));
   store<u32>(list, kept);
+  aimAt(node);
 }
 
 function insert(node: u32, efConstruction: i32): void {
   const level = load<i32>(levels + (<usize>node << 2));
   const query = rowOf(node);
   const queryNorm = normOf(node);
+  aimAt(node);
   const top = load<i32>(graph + H_TOP_LEVEL);
   if (top < 0) {
     store<u32>(graph + H_ENTRY, node);
@@ -346,6 +362,7 @@ function insert(node: u32, efConstruction: i32): void {
   for (let l = min(level, top); l >= 0; l--) {
     const found = drainResults(searchLevel(query, queryNorm, greedyNode, greedyScore, efConstruction, l, 0), bufA);
     const kept = selectNeighbors(bufA, found, m, bufB);
+    aimAt(node);
     const list = listOf(node, l);
     for (let i = 0; i < kept; i++) store<u32>(list + 4 + (<usize>i << 2), load<u32>(bufB + (<usize>i << 3), 4));
     store<u32>(list, kept);
@@ -366,11 +383,18 @@ function insert(node: u32, efConstruction: i32): void {
 
 /**
  * Inserts nodes [start, end) in order. The host calls it in chunks (on a pool worker) so a long
- * build reports progress and can be abandoned between chunks. Returns the nodes inserted so far.
+ * build reports progress and can be abandoned between chunks. With `codesPtr` (the block's int8
+ * codes and params) the build compares int8 estimates instead of f32 rows. Returns the nodes
+ * inserted so far.
  */
-export function hnswInsert(graphPtr: usize, vectorsPtr: usize, normsPtr: usize, start: i32, end: i32, scratchPtr: usize): i32 {
+export function hnswInsert(
+  graphPtr: usize, vectorsPtr: usize, normsPtr: usize, start: i32, end: i32, scratchPtr: usize, codesPtr: usize, paramsPtr: usize,
+): i32 {
   const efConstruction = load<i32>(graphPtr + H_EF_CONSTRUCTION);
   bind(graphPtr, vectorsPtr, normsPtr, scratchPtr, efConstruction);
+  // With codes, every comparison of the build is the int8 estimate: a quarter of the bytes read.
+  codes = codesPtr;
+  codeParams = paramsPtr;
   for (let node = start; node < end; node++) insert(<u32>node, efConstruction);
   store<i32>(graphPtr + H_INSERTED, end);
   return end;

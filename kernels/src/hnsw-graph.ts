@@ -53,6 +53,11 @@ export interface HnswBuildOptions {
   onProgress?: (inserted: number, total: number) => void;
   /** `auto` builds on the pool when there is one. @default 'auto' */
   mode?: ExecutionMode;
+  /**
+   * Compare the block's int8 codes (loaded with `quantize: true`) instead of its f32 rows while
+   * building: faster, the graph nearly as good. @default false
+   */
+  quantized?: boolean;
 }
 
 export interface HnswSearchQuery {
@@ -183,9 +188,11 @@ export function loadHnswGraph(ctx: KernelContext, vectors: VectorBlock, bytes: U
  */
 export async function buildHnsw(ctx: KernelContext, options: HnswBuildOptions): Promise<void> {
   assertOpen(ctx);
-  assertKnownKeys('hnsw build options', options, ['graph', 'vectors', 'chunk', 'signal', 'onProgress', 'mode']);
+  assertKnownKeys('hnsw build options', options, ['graph', 'vectors', 'chunk', 'signal', 'onProgress', 'mode', 'quantized']);
   const { graph, vectors } = options;
   checkVectors(ctx, graph, vectors);
+  const int8 = options.quantized ? vectors.int8 : null;
+  if (options.quantized && !int8) throw new KernelInvalidInputError('a quantized build needs a block loaded with quantize: true');
   const chunk = options.chunk ?? 256;
   assertInteger('chunk', chunk, 1);
   const pooled = usePool(ctx, options.mode ?? 'auto', Number.MAX_SAFE_INTEGER);
@@ -194,7 +201,10 @@ export async function buildHnsw(ctx: KernelContext, options: HnswBuildOptions): 
     while (done < graph.count) {
       options.signal?.throwIfAborted();
       const end = Math.min(graph.count, done + chunk);
-      const task = { kernel: 'hnswInsert' as const, args: [graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, done, end, scratch!.offset] };
+      const task = {
+        kernel: 'hnswInsert' as const,
+        args: [graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, done, end, scratch!.offset, int8 ? int8.codes.offset : 0, int8 ? int8.params.offset : 0],
+      };
       [done] = await runTasks(ctx, [task], pooled);
       options.onProgress?.(done, graph.count);
       // Inline builds yield between chunks so requests keep being served.

@@ -37,7 +37,9 @@ export interface KernelExports {
     filterPtr: number, heapPtr: number, k: number,
   ): number;
   geoPrepare(latsPtr: number, lonsPtr: number, count: number, xsPtr: number, ysPtr: number, zsPtr: number): void;
-  hnswInsert(graphPtr: number, vectorsPtr: number, normsPtr: number, start: number, end: number, scratchPtr: number): number;
+  hnswInsert(
+    graphPtr: number, vectorsPtr: number, normsPtr: number, start: number, end: number, scratchPtr: number, codesPtr: number, paramsPtr: number,
+  ): number;
   hnswSearch(
     graphPtr: number, vectorsPtr: number, normsPtr: number, queryPtr: number, queryNorm: number,
     ef: number, filterPtr: number, scratchPtr: number, heapPtr: number, k: number,

@@ -177,6 +177,30 @@ describe('HNSW graph kernel', () => {
     for (const b of [graph, block, plainGraph, plain]) runner.release(b);
   });
 
+  it('builds on the int8 codes when quantized: deterministic, and as good as the f32 build', async () => {
+    const rand = prng(13);
+    const dims = 32;
+    const block = runner.loadVectors(gaussianVectors(rand, 3_000, dims), { dims, quantize: true });
+    const build = async (quantized: boolean): Promise<HnswGraphBlock> => {
+      const graph = runner.createHnswGraph(block, { metric: 'euclidean', m: 12, efConstruction: 100, seed: 4 });
+      await runner.buildHnsw({ graph, vectors: block, quantized });
+      return graph;
+    };
+    const f32 = await build(false);
+    const int8 = await build(true);
+    const again = await build(true);
+    expect(runner.hnswGraphBytes(again)).toEqual(runner.hnswGraphBytes(int8));
+    expect(runner.hnswGraphBytes(int8)).not.toEqual(runner.hnswGraphBytes(f32));
+    const queries = gaussianVectors(rand, 60, dims);
+    const f32Recall = await recall(runner, f32, block, queries, 'euclidean', 64);
+    const int8Recall = await recall(runner, int8, block, queries, 'euclidean', 64);
+    expect(int8Recall).toBeGreaterThanOrEqual(f32Recall - 0.03);
+    const plain = runner.loadVectors(gaussianVectors(rand, 10, dims), { dims });
+    const unquantized = runner.createHnswGraph(plain, { metric: 'euclidean' });
+    await expect(runner.buildHnsw({ graph: unquantized, vectors: plain, quantized: true })).rejects.toThrow(/quantize: true/);
+    for (const b of [f32, int8, again, unquantized, plain, block]) runner.release(b);
+  });
+
   it('round-trips through its bytes and refuses bytes that do not fit the block', async () => {
     const rand = prng(9);
     const block = runner.loadVectors(gaussianVectors(rand, 500, 12), { dims: 12 });
