@@ -6,6 +6,7 @@ import {
 } from './kernel-context.js';
 import { INT8_PARAM_BYTES } from './kernel-exports.js';
 import { METRIC_CODES, METRICS, type Metric } from './metric.js';
+import { mulberry32 } from './prng.js';
 import type { Region } from './region-allocator.js';
 import { emptyTopK, readTopK, topKBytes, type TopK } from './top-k.js';
 import type { VectorBlock } from './vector-block.js';
@@ -78,16 +79,6 @@ export interface HnswSearchQuery {
 const scratchBytes = (count: number, m0: number, ef: number): number =>
   Math.ceil(count / 64) * 8 + (count + 1) * 8 + (ef + 2) * 8 + (Math.max(ef, m0) + 2) * 16;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function checkVectors(ctx: KernelContext, graph: HnswGraphBlock, vectors: VectorBlock): void {
   ctx.blocks.assertUsable(graph, 'graph');

@@ -12,6 +12,7 @@ export type { HnswGraphBlock, HnswOptions, HnswBuildOptions, HnswSearchQuery } f
 export { defaultCandidates, type VectorSearchQuery } from './vector-search.js';
 export type { Bm25Query, Bm25Result, Bm25Segment, Bm25Term } from './bm25-search.js';
 export type { RrfQuery } from './rrf-fuse.js';
+export { mulberry32 } from './prng.js';
 export { EARTH_RADIUS_M, type GeoQuery, type GeoResult, type GeoBox } from './geo-nearest.js';
 export type { Region, RegionAllocator, RegionAllocatorStats } from './region-allocator.js';
 export type { KernelMemory } from './kernel-memory.js';

@@ -1,3 +1,5 @@
+import { mulberry32 } from '../../kernels/src/prng.js';
+
 /** A sparse matrix by columns: column c holds `rows[c][i]` -> `values[c][i]`. */
 export interface SparseColumns {
   rowCount: number;
@@ -170,16 +172,4 @@ export async function symmetricEigen(
     }
   }
   return { values: Float64Array.from({ length: n }, (_, i) => A[i * n + i]!), vectors: V };
-}
-
-/** Mulberry32: a small seeded generator, so a training run is reproducible bit for bit. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
