@@ -31,6 +31,11 @@ export interface HnswOptions {
   metric: Metric;
   /** Seeds the level draw, so the same vectors and seed build the same graph. @default 0 */
   seed?: number;
+  /**
+   * A finished graph over the block's first `from.count` rows (the same vectors, in the same
+   * order), with the same m, efConstruction and metric: its levels and links are copied and the
+   * build goes on from the next row. How a merge reuses its largest segment's graph. */
+  from?: HnswGraphBlock;
 }
 
 /** A navigable small-world graph over one vector block's rows (ids are row numbers). */
@@ -94,7 +99,7 @@ function checkVectors(ctx: KernelContext, graph: HnswGraphBlock, vectors: Vector
  */
 export function createHnswGraph(ctx: KernelContext, vectors: VectorBlock, options: HnswOptions): HnswGraphBlock {
   assertOpen(ctx);
-  assertKnownKeys('hnsw options', options, ['m', 'efConstruction', 'metric', 'seed']);
+  assertKnownKeys('hnsw options', options, ['m', 'efConstruction', 'metric', 'seed', 'from']);
   ctx.blocks.assertUsable(vectors, 'vectors');
   const m = options.m ?? 16;
   const efConstruction = options.efConstruction ?? 200;
@@ -102,17 +107,33 @@ export function createHnswGraph(ctx: KernelContext, vectors: VectorBlock, option
   assertInteger('efConstruction', efConstruction, 1, 100_000);
   if (!METRICS.includes(options.metric)) throw new KernelInvalidInputError(`unknown metric ${JSON.stringify(options.metric)}`);
   const { count, dims } = vectors;
+  const from = options.from;
+  if (from) {
+    ctx.blocks.assertUsable(from, 'from');
+    const problem =
+      from.m !== m || from.efConstruction !== efConstruction || from.metric !== options.metric ? 'was built with other parameters'
+      : from.dims !== dims ? `has ${from.dims} dimensions, the block ${dims}`
+      : from.count > count ? `covers ${from.count} rows, more than the block's ${count}`
+      : hnswInserted(ctx, from) !== from.count ? 'is not finished'
+      : null;
+    if (problem) throw new KernelInvalidInputError(`the graph to start from ${problem}`);
+  }
+  const prefix = from?.count ?? 0;
+  const fromBase = from ? from.graph.offset >>> 2 : 0;
   const m0 = 2 * m;
   const random = mulberry32(options.seed ?? 0);
   const ml = 1 / Math.log(m);
   const levels = new Uint32Array(count);
   const upperStart = new Uint32Array(count);
+  if (from) {
+    const u32 = ctx.memory.u32;
+    levels.set(u32.subarray(fromBase + u32[fromBase + W.levels]! / 4, fromBase + u32[fromBase + W.levels]! / 4 + prefix));
+  }
   let upperLists = 0;
   for (let i = 0; i < count; i++) {
-    const level = Math.min(MAX_LEVEL, Math.floor(-Math.log(1 - random()) * ml));
-    levels[i] = level;
+    if (i >= prefix) levels[i] = Math.min(MAX_LEVEL, Math.floor(-Math.log(1 - random()) * ml));
     upperStart[i] = upperLists;
-    upperLists += level;
+    upperLists += levels[i]!;
   }
   const levelsOff = HEADER_BYTES;
   const upperStartOff = levelsOff + count * 4;
@@ -120,6 +141,7 @@ export function createHnswGraph(ctx: KernelContext, vectors: VectorBlock, option
   const upperOff = level0Off + count * (m0 + 1) * 4;
   const bytes = upperOff + upperLists * (m + 1) * 4;
   const graph = ctx.allocator.alloc(bytes);
+  // Views after the allocation: it may have grown the memory.
   const u32 = ctx.memory.u32;
   const base = graph.offset >>> 2;
   u32.fill(0, base, base + bytes / 4);
@@ -128,6 +150,17 @@ export function createHnswGraph(ctx: KernelContext, vectors: VectorBlock, option
   ctx.memory.i32[base + W.topLevel] = -1;
   u32.set(levels, base + levelsOff / 4);
   u32.set(upperStart, base + upperStartOff / 4);
+  if (from && prefix > 0) {
+    // The prefix's lists are laid out exactly as in `from` (same strides, same upper-list order),
+    // and they only name rows below `prefix`: two block copies.
+    const fromLevel0 = fromBase + u32[fromBase + W.level0]! / 4;
+    u32.copyWithin(base + level0Off / 4, fromLevel0, fromLevel0 + prefix * (m0 + 1));
+    const fromUpper = fromBase + u32[fromBase + W.upper]! / 4;
+    u32.copyWithin(base + upperOff / 4, fromUpper, fromUpper + u32[fromBase + W.upperLists]! * (m + 1));
+    u32[base + W.entry] = u32[fromBase + W.entry]!;
+    ctx.memory.i32[base + W.topLevel] = ctx.memory.i32[fromBase + W.topLevel]!;
+    u32[base + W.inserted] = prefix;
+  }
   return Object.freeze({ kind: 'hnsw', count, dims, m, efConstruction, metric: options.metric, graph, bytes, regions: [graph] });
 }
 

@@ -201,6 +201,39 @@ describe('HNSW graph kernel', () => {
     for (const b of [f32, int8, again, unquantized, plain, block]) runner.release(b);
   });
 
+  it('continues a finished graph over more rows: copies its links, then inserts only the rest', async () => {
+    const rand = prng(14);
+    const dims = 24;
+    const data = gaussianVectors(rand, 3_000, dims);
+    const head = runner.loadVectors(data.subarray(0, 2_000 * dims), { dims });
+    const all = runner.loadVectors(data, { dims });
+    const first = await built(runner, head, 'cosine', { seed: 1 });
+    const grown = runner.createHnswGraph(all, { metric: 'cosine', m: 12, efConstruction: 100, seed: 2, from: first });
+    expect(runner.hnswInserted(grown)).toBe(2_000);
+    const before = runner.hnswLevel0(first);
+    const copied = runner.hnswLevel0(grown);
+    expect(copied.entry).toBe(before.entry);
+    expect(copied.neighbors.slice(0, 2_000)).toEqual(before.neighbors);
+    expect([...copied.levels.subarray(0, 2_000)]).toEqual([...before.levels]);
+    const progress: number[] = [];
+    await runner.buildHnsw({ graph: grown, vectors: all, chunk: 500, onProgress: (n) => progress.push(n) });
+    expect(progress).toEqual([2_500, 3_000]);
+    const fresh = await built(runner, all, 'cosine', { seed: 2 });
+    const queries = gaussianVectors(rand, 60, dims);
+    const grownRecall = await recall(runner, grown, all, queries, 'cosine', 64);
+    expect(grownRecall).toBeGreaterThanOrEqual((await recall(runner, fresh, all, queries, 'cosine', 64)) - 0.03);
+    // Reachability: every row, old or new, can be found from the entry point.
+    const { entry, neighbors } = runner.hnswLevel0(grown);
+    const seen = new Uint8Array(3_000);
+    const queue = [entry];
+    seen[entry] = 1;
+    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) queue.push(id), (seen[id] = 1);
+    expect(seen.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_990);
+    expect(() => runner.createHnswGraph(all, { metric: 'cosine', m: 8, efConstruction: 100, from: first })).toThrow(/other parameters/);
+    expect(() => runner.createHnswGraph(head, { metric: 'cosine', m: 12, efConstruction: 100, from: grown })).toThrow(/more than the block/);
+    for (const b of [first, grown, fresh, head, all]) runner.release(b);
+  });
+
   it('round-trips through its bytes and refuses bytes that do not fit the block', async () => {
     const rand = prng(9);
     const block = runner.loadVectors(gaussianVectors(rand, 500, 12), { dims: 12 });
