@@ -7,19 +7,13 @@
 // searchKeyword / searchSemantic / searchHybrid exactly as bench/search/hybrid.ts runs them. The
 // models are trained on the documents only (never the queries or qrels). One JSON line a design.
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createKernelRunner } from '../../kernels/src/index.js';
-import { createLogger } from '../../runtime/logger.js';
-import { Store } from '../../runtime/store.js';
 import { englishAnalyzer } from '../../plugins/search/analyzer.js';
 import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugins/search/corpus-lsa.js';
 import { fnv1a } from '../../plugins/search/feature-hashing.js';
 import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../plugins/search/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/mappings.js';
 import { searchQuerySchema } from '../../plugins/search/routes.js';
-import { SearchEngine } from '../../plugins/search/search-engine.js';
+import { openBenchEngine } from '../support/engine.js';
 import { searchKeyword } from '../../plugins/search/search-keyword.js';
 import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
 import { englishStopWords } from '../../plugins/search/stop-words.js';
@@ -147,11 +141,8 @@ const designs: Design[] = [
 ];
 
 // ---- evaluation through the product's search paths
-const dir = mkdtempSync(path.join(tmpdir(), 'tessera-embedder-lab-'));
-const store = Store.open(path.join(dir, 'data'));
-const runner = createKernelRunner({ threads: 1 });
-const engine = new SearchEngine({ store: store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
-engine.load();
+const bench = openBenchEngine('embedder-lab');
+const { engine, runner } = bench;
 const mean = async (score: (q: { id: string; text: string }) => Promise<string[]>): Promise<number> => {
   let sum = 0;
   for (const q of data.queries) sum += ndcgAt(K, await score(q), data.qrels.get(q.id) ?? new Map());
@@ -189,7 +180,4 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
   emit({ bench: 'embedder-lab', design: design.name, dims, keyword, semantic, hybrid, trainMs: round(trainMs, 0), docEmbedsPerSec: Math.round(N / embedSec), meetsKeywordAt05: hybrid['0.5']! >= keyword });
   await engine.delete(name);
 }
-engine.close();
-await runner.close();
-await store.close();
-rmSync(dir, { recursive: true, force: true });
+await bench.close();

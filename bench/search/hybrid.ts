@@ -6,12 +6,6 @@
 // on the loaded documents through the product's retrain path, buildMs includes it); then the embedder's
 // throughput on the WordNet glosses. Prints one JSON line per result and ends with {"summary": ...}.
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createKernelRunner } from '../../kernels/src/index.js';
-import { createLogger } from '../../runtime/logger.js';
-import { Store } from '../../runtime/store.js';
 import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analyzer.js';
 import { embedCorpusLsa } from '../../plugins/search/corpus-lsa.js';
 import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedder.js';
@@ -19,7 +13,7 @@ import { embedText } from '../../plugins/search/hashed-embedder.js';
 import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/mappings.js';
 import { searchQuerySchema } from '../../plugins/search/routes.js';
-import { SearchEngine } from '../../plugins/search/search-engine.js';
+import { openBenchEngine } from '../support/engine.js';
 import { searchKeyword } from '../../plugins/search/search-keyword.js';
 import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
 import { loadCranfield, loadWordnet } from './data.js';
@@ -39,11 +33,8 @@ const CONFIGS: Array<{ model: BuiltinModel; dims: number }> = [
 
 const started = performance.now();
 const data = loadCranfield();
-const dir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-hybrid-'));
-const store = Store.open(path.join(dir, 'data'));
-const runner = createKernelRunner({ threads: 1 });
-const engine = new SearchEngine({ store: store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
-engine.load();
+const bench = openBenchEngine('hybrid');
+const { engine, runner } = bench;
 
 const mean = async (score: (q: { id: string; text: string }) => Promise<string[]>): Promise<number> => {
   let sum = 0;
@@ -142,7 +133,4 @@ for (const [label, embed] of [
 }
 
 emit({ summary: { keyword, defaultSemanticRatio: DEFAULT_RATIO, ...summary, embedsPerSec384: throughput, totalSeconds: round((performance.now() - started) / 1000, 1) } });
-engine.close();
-await runner.close();
-await store.close();
-rmSync(dir, { recursive: true, force: true });
+await bench.close();

@@ -6,11 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { createKernelRunner, type KernelRunner } from '../../kernels/src/index.js';
-import { createLogger } from '../../runtime/logger.js';
-import { Store } from '../../runtime/store.js';
+import type { KernelRunner } from '../../kernels/src/index.js';
 import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { SearchEngine } from '../../plugins/search/search-engine.js';
+import type { SearchEngine } from '../../plugins/search/search-engine.js';
+import { openBenchEngine } from '../support/engine.js';
 import type { SearchIndex } from '../../plugins/search/search-index.js';
 import { rankByVector } from '../../plugins/search/search-vector.js';
 import { searchGeo } from '../../plugins/search/search-geo.js';
@@ -112,15 +111,9 @@ function loadPeer<T>(name: string): T | null {
 }
 
 class Tessera {
-  readonly dir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-vectors-'));
-  readonly store = Store.open(path.join(this.dir, 'data'));
-  readonly runner: KernelRunner = createKernelRunner({ threads: 1 });
-  readonly engine: SearchEngine;
-  constructor() {
-    const runner = this.runner;
-    this.engine = new SearchEngine({ store: this.store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
-    this.engine.load();
-  }
+  private readonly bench = openBenchEngine('vectors');
+  readonly runner: KernelRunner = this.bench.runner;
+  readonly engine: SearchEngine = this.bench.engine;
   async create(name: string, body: Record<string, unknown>, docs: (from: number, to: number) => unknown[], count: number): Promise<SearchIndex> {
     await this.engine.create(parseCreateIndex({ name, ...body }));
     const index = this.engine.get(name);
@@ -133,11 +126,8 @@ class Tessera {
     await index.graphsSettled();
     return index;
   }
-  async close(): Promise<void> {
-    this.engine.close();
-    await this.runner.close();
-    await this.store.close();
-    rmSync(this.dir, { recursive: true, force: true });
+  close(): Promise<void> {
+    return this.bench.close();
   }
 }
 
