@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import { createServer } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,10 @@ import { resolveManifest } from '../../runtime/manifest.js';
 
 const kind = process.argv[2];
 
+let dataDir: string | undefined;
+
 async function startTessera(): Promise<number> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-http-'));
+  dataDir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-http-'));
   const manifest = resolveManifest(
     {
       name: 'bench-http',
@@ -52,4 +54,10 @@ if (port === undefined) {
 }
 process.stderr.write(`${JSON.stringify({ port })}\n`);
 // Exit through process.exit so `node --cpu-prof` writes its profile when the bench stops us.
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
+// The temporary store goes with the process: every bench run starts one.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
