@@ -83,7 +83,7 @@ function bind(graphPtr: usize, vectorsPtr: usize, normsPtr: usize, scratchPtr: u
   codes = 0;
 }
 
-/** Scratch bytes a call with this `ef` needs (the host computes the same; exported for tests). */
+/** Scratch bytes a call with this `ef` needs, laid out as `bind` reads them; the host asks here. */
 export function hnswScratchBytes(nodes: i32, maxDegree: i32, ef: i32): i32 {
   return (((nodes + 63) >> 6) << 3) + ((nodes + 1) << 3) + ((ef + 2) << 3) + ((max(ef, maxDegree) + 2) << 4);
 }

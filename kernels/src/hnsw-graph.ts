@@ -81,8 +81,8 @@ export interface HnswSearchQuery {
   quantized?: boolean;
 }
 
-const scratchBytes = (count: number, m0: number, ef: number): number =>
-  Math.ceil(count / 64) * 8 + (count + 1) * 8 + (ef + 2) * 8 + (Math.max(ef, m0) + 2) * 16;
+/** The walk's scratch, sized by the kernel itself so the layout is written down once. */
+const scratchBytes = (ctx: KernelContext, count: number, m0: number, ef: number): number => ctx.kernels.hnswScratchBytes(count, m0, ef);
 
 
 function checkVectors(ctx: KernelContext, graph: HnswGraphBlock, vectors: VectorBlock): void {
@@ -220,7 +220,7 @@ export async function buildHnsw(ctx: KernelContext, options: HnswBuildOptions): 
   const chunk = options.chunk ?? 256;
   assertInteger('chunk', chunk, 1);
   const pooled = usePool(ctx, options.mode ?? 'auto', Number.MAX_SAFE_INTEGER);
-  await withPinned(ctx, [graph, vectors], () => withScratch(ctx, [scratchBytes(graph.count, 2 * graph.m, graph.efConstruction)], async ([scratch]) => {
+  await withPinned(ctx, [graph, vectors], () => withScratch(ctx, [scratchBytes(ctx, graph.count, 2 * graph.m, graph.efConstruction)], async ([scratch]) => {
     let done = hnswInserted(ctx, graph);
     while (done < graph.count) {
       options.signal?.throwIfAborted();
@@ -262,7 +262,7 @@ export async function hnswSearch(ctx: KernelContext, q: HnswSearchQuery): Promis
   const align = (n: number): number => Math.ceil(n / 64) * 64;
   const queryBytes = align(dims * 4 + 16);
   const codeBytes = int8 ? align(INT8_PARAM_BYTES + dims) : 0;
-  const walkBytes = align(scratchBytes(graph.count, 2 * graph.m, ef));
+  const walkBytes = align(scratchBytes(ctx, graph.count, 2 * graph.m, ef));
   return withPinned(ctx, [graph, vectors, q.filter], () => withScratch(ctx, [queryBytes + codeBytes + walkBytes + topKBytes(k)], ([region]) => {
     const qPtr = region!.offset;
     const qParams = qPtr + queryBytes;

@@ -146,6 +146,9 @@ describe('corpus-lsa-v1 over HTTP', () => {
     const res = await postJson(`${base}/plain/embedder/train`, {});
     expect(res.status).toBe(400);
     expect((await json(res)).error).toMatchObject({ code: 'validation_failed', details: { issues: [{ path: 'settings.embedder.model', message: 'must be corpus-lsa-v1 to train' }] } });
+    const missing = await postJson(`${base}/nope/embedder/train`, {});
+    expect(missing.status).toBe(404);
+    expect((await json(missing)).error).toMatchObject({ code: 'index_not_found', details: { index: 'nope' } });
     await t.stop();
   });
 });
