@@ -2,9 +2,13 @@ import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import { createKernelRunner, type KernelRunner } from '../kernels/src/index.js';
+import { isErrorTable } from './define-errors.js';
 import { TesseraError, isTesseraError } from './errors.js';
-import { EventBus } from './events.js';
+import { openEventsDb, PersistedEventLog } from './events/event-log.js';
 import { healthBody } from './health.js';
+import { JobMetrics } from './jobs/job-metrics.js';
+import { JobStore } from './jobs/job-store.js';
+import { PluginJobRunner } from './jobs/plugin-jobs.js';
 import { HttpListener, ListenerError } from './listener.js';
 import { createLogger } from './logger.js';
 import type { ResolvedManifest } from './manifest.js';
@@ -12,7 +16,9 @@ import { RuntimeMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { directDependencies, loadPlugins, PluginError, type LoadedPlugin } from './plugin-loader.js';
 import type { Authenticator, PluginContext, Provider, RouteDefinition, RouteHandle } from './plugin-types.js';
-import { Store } from './store.js';
+import { builtinRoutePermissions, PermissionRegistry, runtimePermissions } from './permissions.js';
+import { Store, type StoreNamespace } from './store.js';
+import { systemBody } from './system.js';
 import { TaskRunner } from './tasks.js';
 import { runtimeVersion } from './version.js';
 
@@ -27,8 +33,15 @@ interface PluginRuntime {
   startHooks: Array<() => void | Promise<void>>;
   stopHooks: Array<() => void | Promise<void>>;
   tasks: TaskRunner;
+  jobs: PluginJobRunner;
+  events: PersistedEventLog;
   started: boolean;
 }
+
+/** The runtime's own namespace in the store (jobs, schedules, event logs); no plugin name starts with "_". */
+export const RUNTIME_NAMESPACE = '__runtime';
+/** Format of the runtime namespace's data. */
+export const RUNTIME_DATA_FORMAT = 1;
 
 type AppState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -41,20 +54,23 @@ export class App {
   readonly manifest: ResolvedManifest;
   readonly log: Logger;
   readonly metrics = new RuntimeMetrics();
-  readonly events: EventBus;
   readonly listeners: HttpListener[];
+  readonly permissions = new PermissionRegistry();
   readonly container: DependencyContainer;
   private store?: Store;
   private kernelRunner?: KernelRunner;
   private readonly plugins: PluginRuntime[] = [];
   private authenticator?: { plugin: string; fn: Authenticator };
+  private runtimeStore?: StoreNamespace;
+  private jobStore?: JobStore;
+  private jobMetrics?: JobMetrics;
+  private setupDone = false;
   private state: AppState = 'created';
   private readonly startedAt = Date.now();
 
   private constructor(manifest: ResolvedManifest, options: AppOptions) {
     this.manifest = manifest;
     this.log = options.logger ?? createLogger();
-    this.events = new EventBus(this.log.child({ component: 'events' }));
     this.container = rootContainer.createChildContainer();
     this.listeners = manifest.listeners.map(
       (config) =>
@@ -97,20 +113,40 @@ export class App {
     }
     const loaded = await loadPlugins(this.manifest);
     this.store = Store.open(this.manifest.dataDir);
+    this.runtimeStore = this.store.namespace(RUNTIME_NAMESPACE);
+    this.runtimeStore.checkFormat(RUNTIME_DATA_FORMAT);
+    this.runtimeStore.commitFormat(RUNTIME_DATA_FORMAT);
+    this.jobStore = new JobStore(this.runtimeStore);
+    this.jobMetrics = new JobMetrics(this.metrics);
     this.registerRuntimeMetrics();
+    this.permissions.add('runtime', runtimePermissions);
     for (const listener of this.listeners) this.mountRuntimeRoutes(listener);
+    const eventsDb = openEventsDb(this.runtimeStore);
+    const settings = this.manifest.jobs;
 
     const byName = new Map<string, PluginRuntime>();
     for (const plugin of loaded) {
+      const pluginLog = this.log.child({ plugin: plugin.name });
+      const events = new PersistedEventLog(plugin.name, eventsDb, pluginLog, this.manifest.events);
       const runtime: PluginRuntime = {
         plugin,
         container: this.container.createChildContainer(),
         exports: new Set(),
         startHooks: [],
         stopHooks: [],
-        tasks: new TaskRunner(this.log.child({ plugin: plugin.name })),
+        tasks: new TaskRunner(pluginLog),
+        events,
+        jobs: new PluginJobRunner({ plugin: plugin.name, store: this.jobStore, events, log: pluginLog.child({ component: 'jobs' }), metrics: this.jobMetrics, settings }),
         started: false,
       };
+      this.jobMetrics.addSource(runtime.jobs);
+      const declared = this.permissions.add(plugin.name, plugin.definition.permissions ?? []);
+      if (declared.invalid !== undefined) {
+        throw new PluginError('plugin_invalid', plugin.name, `Declares permission "${declared.invalid}"; a permission is "domain:action" in lowercase letters, digits and "-", such as "notes:read".`);
+      }
+      if (declared.duplicate) {
+        throw new PluginError('plugin_permission_conflict', plugin.name, `Declares permission "${declared.duplicate.name}", which plugin "${declared.duplicate.plugin}" already declares. A permission belongs to one plugin; use it without declaring it (depend on "${declared.duplicate.plugin}").`, { details: { permission: declared.duplicate.name, declaredBy: declared.duplicate.plugin } });
+      }
       // Encapsulation: a plugin sees the tokens its direct dependencies provide, nothing more.
       for (const dependency of directDependencies(plugin)) {
         const dep = byName.get(dependency)!;
@@ -132,6 +168,10 @@ export class App {
         throw new PluginError('plugin_setup_failed', plugin.name, `setup() failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
       }
     }
+    this.setupDone = true;
+    for (const listener of this.listeners) {
+      for (const route of listener.routes.list()) this.checkPermission(route.plugin, route.definition);
+    }
 
     if (this.manifest.auth) {
       const provider = this.manifest.auth.provider;
@@ -139,6 +179,18 @@ export class App {
         throw new TesseraError('auth_provider_missing', 500, `"auth.provider" is "${provider}", but that plugin registered no authenticator (ctx.auth.setAuthenticator).`);
       }
     }
+  }
+
+  /** A route's permission must be `public`, `authenticated` or declared by a loaded plugin (or the runtime). */
+  private checkPermission(plugin: string, definition: Pick<RouteDefinition, 'method' | 'path' | 'permission'>): void {
+    const permission = definition.permission;
+    if (builtinRoutePermissions.has(permission) || this.permissions.has(permission)) return;
+    throw new PluginError(
+      'plugin_permission_undeclared',
+      plugin,
+      `${definition.method} ${definition.path} requires permission "${permission}", which no loaded plugin declares. Add {name: "${permission}", description} to the "permissions" of the plugin that owns it.`,
+      { details: { permission, route: `${definition.method} ${definition.path}` }, ...(this.setupDone ? { status: 500 } : {}) },
+    );
   }
 
   private contextFor(runtime: PluginRuntime): PluginContext<unknown> {
@@ -164,6 +216,7 @@ export class App {
       },
       routes: {
         add(definition): RouteHandle {
+          if (app.setupDone) app.checkPermission(name, definition);
           if (definition.body && definition.accepts) {
             throw new PluginError('plugin_route_invalid', name, `${definition.method} ${definition.path} declares both "body" (JSON, parsed by the runtime) and "accepts" (raw, read by the handler); choose one.`);
           }
@@ -208,7 +261,8 @@ export class App {
       },
       log,
       metrics: this.metrics,
-      events: this.events,
+      events: runtime.events,
+      jobs: runtime.jobs.view(),
       tasks: runtime.tasks,
       auth: {
         setAuthenticator: (fn: Authenticator) => {
@@ -217,6 +271,7 @@ export class App {
           }
           this.authenticator = { plugin: name, fn };
         },
+        permissions: () => this.permissions.list(),
       },
       onStart: (hook) => {
         runtime.startHooks.push(hook);
@@ -255,6 +310,15 @@ export class App {
     }
     listener.mount('runtime', {
       method: 'GET',
+      path: '/v1/system',
+      permission: 'system:read',
+      throttle: 'light',
+      summary: 'The deployment: plugins, listeners, jobs and schedules, store and kernel pool',
+      tags: ['runtime'],
+      handler: () => this.system(),
+    });
+    listener.mount('runtime', {
+      method: 'GET',
       path: '/openapi.json',
       permission: 'public',
       throttle: 'light',
@@ -272,6 +336,27 @@ export class App {
           ),
           { headers: { 'content-type': 'application/json' } },
         ),
+    });
+  }
+
+  /** The registry the operator UIs read (`GET /v1/system`). */
+  system(): ReturnType<typeof systemBody> {
+    return systemBody({
+      name: this.manifest.name,
+      startedAt: this.startedAt,
+      listeners: this.listeners.map((l) => ({ name: l.name, ...l.address, plugins: l.config.plugins, auth: l.config.auth })),
+      plugins: this.plugins.map((p) => ({
+        name: p.plugin.name,
+        version: p.plugin.definition.version,
+        source: p.plugin.source,
+        dependsOn: directDependencies(p.plugin),
+        permissions: (p.plugin.definition.permissions ?? []).map((d) => d.name),
+        jobs: p.jobs.summary(),
+        events: { firstId: p.events.firstId(), lastId: p.events.lastId() },
+      })),
+      store: { dir: this.manifest.dataDir, sizeBytes: this.store?.sizeBytes() ?? 0, formatVersion: this.store?.formatVersion ?? 0 },
+      kernels: this.kernelRunner,
+      configuredThreads: this.manifest.kernels.threads,
     });
   }
 
@@ -322,6 +407,7 @@ export class App {
           }
         }
       }
+      for (const runtime of this.plugins) await runtime.jobs.start();
       for (const listener of this.listeners) await listener.listen();
     } catch (err) {
       await this.stop();
@@ -341,8 +427,12 @@ export class App {
   async stop(): Promise<void> {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.state = 'stopping';
-    const results = await Promise.all(this.listeners.map((l) => l.close(this.manifest.limits.shutdownTimeoutMs)));
-    if (results.some((r) => !r.drained)) this.log.warn({ timeoutMs: this.manifest.limits.shutdownTimeoutMs }, 'shutdown timeout: open requests were cut');
+    const limit = this.manifest.limits.shutdownTimeoutMs;
+    const results = await Promise.all(this.listeners.map((l) => l.close(limit)));
+    if (results.some((r) => !r.drained)) this.log.warn({ timeoutMs: limit }, 'shutdown timeout: open requests were cut');
+    // Jobs stop before any stop hook, so a job's last writes still find its plugin's resources open.
+    const stopped = await Promise.all(this.plugins.map((p) => p.jobs.stop(limit)));
+    if (stopped.some((done) => !done)) this.log.warn({ timeoutMs: limit }, 'shutdown timeout: running jobs did not stop; they are marked interrupted at the next start');
     await this.teardown();
     this.state = 'stopped';
   }
@@ -366,6 +456,7 @@ export class App {
       });
       if (!finished) this.log.error({ plugin: name, timeoutMs: limit }, 'plugin did not stop in time');
     }
+    for (const runtime of this.plugins) runtime.events.close();
     if (this.kernelRunner) {
       await this.kernelRunner.close();
       this.kernelRunner = undefined;

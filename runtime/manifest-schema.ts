@@ -18,6 +18,17 @@ export const defaultThrottle = {
   heavy: { concurrency: 4, queue: 32 },
 } as const;
 
+export const defaultJobs = {
+  concurrency: 8,
+  retentionDays: 30,
+  maxFinished: 10_000,
+} as const;
+
+export const defaultEvents = {
+  retentionDays: 7,
+  maxEvents: 100_000,
+} as const;
+
 export const defaultLimits = {
   bodyBytes: 1_048_576,
   shutdownTimeoutMs: 10_000,
@@ -73,6 +84,23 @@ export const manifestSchema = z
       })
       .strict()
       .optional(),
+    jobs: z
+      .object({
+        concurrency: z.number().int().min(1).max(1024).optional().describe(`Jobs of one plugin running at once in this process, all job names together; default ${defaultJobs.concurrency}.`),
+        retentionDays: z.number().min(0).optional().describe(`Finished jobs (completed, failed, cancelled, interrupted) older than this are deleted; default ${defaultJobs.retentionDays}.`),
+        maxFinished: z.number().int().min(0).optional().describe(`At most this many finished jobs are kept per plugin, the oldest deleted first; default ${defaultJobs.maxFinished}.`),
+      })
+      .strict()
+      .optional()
+      .describe('Durable jobs and schedules (ctx.jobs).'),
+    events: z
+      .object({
+        retentionDays: z.number().min(0).optional().describe(`Event log entries older than this are deleted; default ${defaultEvents.retentionDays}. A reader that asks for deleted entries gets a gap marker.`),
+        maxEvents: z.number().int().min(1).optional().describe(`At most this many entries are kept per plugin; default ${defaultEvents.maxEvents}.`),
+      })
+      .strict()
+      .optional()
+      .describe("Each plugin's persisted event log (ctx.events); a plugin may set its own retention."),
     auth: z
       .object({
         provider: z.string().min(1).describe('The plugin that authenticates requests, e.g. "rbac".'),

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { TesseraError, type FieldIssue } from './errors.js';
 import {
+  defaultEvents,
+  defaultJobs,
   defaultLimits,
   defaultThrottle,
   manifestSchema,
@@ -34,6 +36,10 @@ export interface ResolvedManifest {
     shutdownTimeoutMs: number;
     throttle: Record<ThrottleTier, ThrottleTierConfig>;
   };
+  /** Settings of every plugin's job runner. */
+  jobs: { concurrency: number; retentionMs: number; maxFinished: number; cancelWaitMs: number };
+  /** Default retention of every plugin's event log. */
+  events: { maxAgeMs: number; maxEvents: number };
   auth?: { provider: string };
 }
 
@@ -151,6 +157,16 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
         standard: data.limits?.throttle?.standard ?? { ...defaultThrottle.standard },
         heavy: data.limits?.throttle?.heavy ?? { ...defaultThrottle.heavy },
       },
+    },
+    jobs: {
+      concurrency: data.jobs?.concurrency ?? defaultJobs.concurrency,
+      retentionMs: (data.jobs?.retentionDays ?? defaultJobs.retentionDays) * 86_400_000,
+      maxFinished: data.jobs?.maxFinished ?? defaultJobs.maxFinished,
+      cancelWaitMs: 5000,
+    },
+    events: {
+      maxAgeMs: (data.events?.retentionDays ?? defaultEvents.retentionDays) * 86_400_000,
+      maxEvents: data.events?.maxEvents ?? defaultEvents.maxEvents,
     },
     auth: data.auth,
   };

@@ -6,6 +6,8 @@ import semver from 'semver';
 import { TesseraError, type FieldIssue } from './errors.js';
 import type { ResolvedManifest } from './manifest.js';
 import type { PluginDefinition } from './plugin-types.js';
+import { isErrorTable } from './define-errors.js';
+import { permissionNamePattern } from './permissions.js';
 import { issuesOf } from './validation.js';
 
 /** A failure that belongs to one plugin: the code says what, `plugin` says whose. */
@@ -151,6 +153,19 @@ async function importDefinition(key: string, file: string): Promise<PluginDefini
     if (definition.options !== undefined && typeof (definition.options as { safeParse?: unknown }).safeParse !== 'function') {
       problems.push('"options" must be a zod schema (z from tessera/plugin)');
     }
+    if (definition.permissions !== undefined) {
+      if (!Array.isArray(definition.permissions)) problems.push('"permissions" must be an array of {name, description}');
+      else {
+        for (const [i, p] of definition.permissions.entries()) {
+          if (!p || typeof p !== 'object' || typeof p.name !== 'string' || !permissionNamePattern.test(p.name)) {
+            problems.push(`"permissions[${i}].name" must be "domain:action" (lowercase letters, digits, "-"), such as "notes:read"`);
+          } else if (typeof p.description !== 'string' || p.description.trim() === '') {
+            problems.push(`"permissions[${i}].description" must say what "${p.name}" allows`);
+          }
+        }
+      }
+    }
+    if (definition.errors !== undefined && !isErrorTable(definition.errors)) problems.push('"errors" must be made with defineErrors() from tessera/plugin');
     if (definition.dependsOn !== undefined) {
       if (!Array.isArray(definition.dependsOn)) problems.push('"dependsOn" must be an array');
       else {

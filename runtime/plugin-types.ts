@@ -2,8 +2,11 @@ import type { H3Event } from 'h3';
 import type { Logger } from 'pino';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { z } from 'zod';
-import type { EventBus } from './events.js';
+import type { ErrorSpec, ErrorTable } from './define-errors.js';
+import type { EventLog } from './events/event-types.js';
+import type { JobsService } from './jobs/job-types.js';
 import type { PluginMetrics } from './metrics.js';
+import type { PermissionInfo } from './permissions.js';
 import type { ThrottleTier } from './manifest-schema.js';
 import type { StoreNamespace } from './store.js';
 import type { TaskRunner } from './tasks.js';
@@ -46,6 +49,11 @@ export interface AuthRequest {
 export type Authenticator = (request: AuthRequest) => Principal | Promise<Principal>;
 
 export interface RouteRequest<Body = unknown, Query = Record<string, string>> {
+  /**
+   * The tenant the request acts in: the principal's (which the auth provider may take from
+   * `X-Tenant` for cross-tenant keys), or `default` where the listener has auth off.
+   */
+  tenant: string;
   event: H3Event;
   method: string;
   /** The path as requested, without the query string. */
@@ -134,6 +142,17 @@ export interface AppInfo {
   readonly listeners: ReadonlyArray<{ name: string; host: string; port: number; url: string; plugins: readonly string[] }>;
 }
 
+/** A permission a plugin's routes require, declared by the plugin (`definePlugin({permissions})`). */
+export interface PermissionDeclaration {
+  /** `domain:action`, e.g. `search:read`. */
+  name: string;
+  /** What it allows, for docs/rbac.md and the auth provider's listings. */
+  description: string;
+}
+
+/** `ctx.jobs`: every tenant's jobs; `tenant(name)` narrows to one tenant's. */
+export type PluginJobs = JobsService & { tenant(name: string): JobsService };
+
 export interface PluginContext<Options = Record<string, never>> {
   name: string;
   version: string;
@@ -153,12 +172,20 @@ export interface PluginContext<Options = Record<string, never>> {
   readonly kernels: KernelRunner;
   log: Logger;
   metrics: PluginMetrics;
-  events: EventBus;
-  /** Background work that must stop cleanly on shutdown. */
+  /** This plugin's persisted, append-only event log (job transitions are written to it too). */
+  events: EventLog<any>;
+  /** Durable jobs and schedules (runtime/jobs): persisted, retried, resumed after a restart. */
+  jobs: PluginJobs;
+  /**
+   * Plain background loops that stop on shutdown and keep no record: prefer `jobs`, which persist,
+   * retry and show progress. Kept for work that is derived and redone at start anyway.
+   */
   tasks: TaskRunner;
   auth: {
     /** Make this plugin the authenticator for every listener with auth on (manifest `auth.provider`). */
     setAuthenticator(authenticator: Authenticator): void;
+    /** Every permission the deployment's plugins (and the runtime) declare; complete once every setup has run. */
+    permissions(): readonly PermissionInfo[];
   };
   onStart(hook: () => void | Promise<void>): void;
   onStop(hook: () => void | Promise<void>): void;
@@ -174,7 +201,11 @@ export interface PluginDefinition<OptionsSchema extends z.ZodType | undefined = 
   dependsOn?: PluginDependency[];
   /** Schema for the manifest's `plugins.<name>.options`; use `.strict()` so unknown keys fail. */
   options?: OptionsSchema;
-  /** Error codes this plugin raises, for docs/errors.md. */
+  /** The permissions this plugin's routes require; a route naming an undeclared one fails the load. */
+  permissions?: readonly PermissionDeclaration[];
+  /** The errors this plugin raises, from `defineErrors()`: they give the throw helpers and docs/errors.md. */
+  errors?: ErrorTable<Record<string, ErrorSpec>>;
+  /** Error codes as plain doc lines; the older form of `errors`, still read for docs/errors.md. */
   errorCodes?: ReadonlyArray<{ code: string; status: number; when: string }>;
   setup(ctx: PluginContext<OptionsSchema extends z.ZodType ? z.output<OptionsSchema> : Record<string, never>>): void | Promise<void>;
 }

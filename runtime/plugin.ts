@@ -17,14 +17,23 @@ export type { H3Event } from 'h3';
 export * from './errors.js';
 export type * from './plugin-types.js';
 export type { Logger } from 'pino';
-export type { EventBus, EventHandler } from './events.js';
+export type * from './events/event-types.js';
+export { eventStreamResponse, resumeAfter, type EventStreamOptions } from './events/event-stream.js';
+export type * from './jobs/job-types.js';
+export { terminalJobStates } from './jobs/job-types.js';
+export { InvalidScheduleError, parseInterval } from './jobs/cadence.js';
+export { JobNotFoundError } from './jobs/plugin-jobs.js';
+export { defineErrors, formatTemplate, type ErrorFactory, type ErrorSpec, type ErrorTable, type TemplateParams } from './define-errors.js';
+export { permissionNamePattern, type PermissionInfo } from './permissions.js';
+export { sortableId } from './sortable-id.js';
+export type { ErrorCodeDoc } from './error-codes.js';
 export type { PluginMetrics } from './metrics.js';
 export type { StoreNamespace } from './store.js';
 export type { TaskHandle, TaskRunner } from './tasks.js';
 export type { ThrottleTier } from './manifest-schema.js';
 export { reply, Reply } from './reply.js';
 export { sse, type ServerSentEvent } from './sse.js';
-export { BodyTooLargeError, InvalidJsonError, UnsupportedMediaTypeError } from './body.js';
+export { BodyTooLargeError, InvalidJsonError, UnsupportedMediaTypeError, mediaType } from './body.js';
 export { validate } from './validation.js';
 
 /** Identity: it exists so the plugin object is type-checked where it is written. */

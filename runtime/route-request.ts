@@ -52,6 +52,10 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
     this.shutdownSignal = init.shutdownSignal;
   }
 
+  get tenant(): string {
+    return this.principal?.tenant ?? 'default';
+  }
+
   get method(): string {
     return this.event.req.method;
   }

@@ -10,8 +10,11 @@ import { z } from 'zod';
 import { httpErrorCodes, startupErrorCodes, type ErrorCodeDoc } from '../runtime/error-codes.js';
 import { kernelErrorCodes } from '../kernels/src/errors.js';
 import { manifestSchema } from '../runtime/manifest-schema.js';
+import { errorTableDocs, isErrorTable } from '../runtime/define-errors.js';
 import { builtinPluginFile, builtinPluginNames } from '../runtime/plugin-loader.js';
+import type { PluginDefinition } from '../runtime/plugin-types.js';
 import { updateDoc as updateRbacDoc } from '../plugins/rbac/role-matrix.js';
+import { runtimePermissions, type PermissionInfo } from '../runtime/permissions.js';
 
 export interface ErrorSource {
   title: string;
@@ -25,10 +28,21 @@ export async function errorSources(): Promise<ErrorSource[]> {
     { title: 'Kernels (raised by `tessera/kernels`; plugins map them to their own answers)', codes: kernelErrorCodes },
   ];
   for (const name of builtinPluginNames()) {
-    const mod = (await import(pathToFileURL(builtinPluginFile(name)!).href)) as { default: { errorCodes?: ErrorCodeDoc[] } };
-    if (mod.default.errorCodes?.length) sources.push({ title: `Plugin \`${name}\``, codes: mod.default.errorCodes });
+    const mod = (await import(pathToFileURL(builtinPluginFile(name)!).href)) as { default: PluginDefinition };
+    const codes = [...(isErrorTable(mod.default.errors) ? errorTableDocs(mod.default.errors) : []), ...(mod.default.errorCodes ?? [])];
+    if (codes.length) sources.push({ title: `Plugin \`${name}\``, codes });
   }
   return sources;
+}
+
+/** What a deployment of every built-in plugin declares: the runtime's permissions, then each plugin's. */
+export async function builtinPermissions(): Promise<PermissionInfo[]> {
+  const out: PermissionInfo[] = runtimePermissions.map((p) => ({ ...p, plugin: 'runtime' }));
+  for (const name of builtinPluginNames()) {
+    const mod = (await import(pathToFileURL(builtinPluginFile(name)!).href)) as { default: PluginDefinition };
+    for (const p of mod.default.permissions ?? []) out.push({ name: p.name, description: p.description, plugin: name });
+  }
+  return out;
 }
 
 export function renderErrors(sources: ErrorSource[]): string {
@@ -74,6 +88,6 @@ const root = fileURLToPath(new URL('../', import.meta.url)).replace(/dist\/$/, '
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(`${root}docs/errors.md`, renderErrors(await errorSources()));
   writeFileSync(`${root}docs/manifest.schema.json`, renderManifestSchema());
-  writeFileSync(`${root}docs/rbac.md`, updateRbacDoc(readFileSync(`${root}docs/rbac.md`, 'utf8')));
+  writeFileSync(`${root}docs/rbac.md`, updateRbacDoc(readFileSync(`${root}docs/rbac.md`, 'utf8'), await builtinPermissions()));
   process.stdout.write('wrote docs/errors.md, docs/manifest.schema.json and the generated part of docs/rbac.md\n');
 }

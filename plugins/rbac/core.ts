@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import type { Authenticator, PluginContext } from '../../runtime/plugin.js';
+import type { Authenticator, PermissionInfo, PluginContext } from '../../runtime/plugin.js';
 import { AuditLog, type AuditEntry } from './audit.js';
 import { createAuthenticator } from './authenticator.js';
 import { BruteForceGuard } from './brute-force.js';
@@ -37,7 +37,18 @@ export interface RbacCore {
 export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
   ctx.store.checkFormat(RBAC_DATA_FORMAT);
   const options = ctx.config;
-  const permissions = new PermissionSet(options.extraPermissions);
+  // Built from the deployment's declarations, which are complete once every plugin's setup has run:
+  // rebuilt whenever the runtime hands over a new list (it does not change while serving).
+  let declared: readonly PermissionInfo[] | undefined;
+  let permissionSet: PermissionSet | undefined;
+  const permissions = (): PermissionSet => {
+    const current = ctx.auth.permissions();
+    if (current !== declared || !permissionSet) {
+      declared = current;
+      permissionSet = new PermissionSet(current, options.extraPermissions);
+    }
+    return permissionSet;
+  };
   const roles = new Roles(permissions, ctx.store.db<CustomRoleRecord, [string, string]>('roles'));
   const users = new UserStore({
     users: ctx.store.db<UserRecord, [string, string]>('users'),
@@ -52,10 +63,23 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
   const audit = new AuditLog(ctx.store.db<AuditEntry, [string, number]>('audit'), meta);
   const verifier = new KeyVerifier(keys);
   const guard = new BruteForceGuard(options.bruteForce);
-  const authenticate = createAuthenticator({ keys, verifier, users, roles, permissions, guard, audit, metrics: ctx.metrics });
+  const authenticate = createAuthenticator({
+    keys,
+    verifier,
+    users,
+    roles,
+    get permissions() {
+      return permissions();
+    },
+    guard,
+    audit,
+    metrics: ctx.metrics,
+  });
   return {
     options,
-    permissions,
+    get permissions() {
+      return permissions();
+    },
     roles,
     users,
     keys,

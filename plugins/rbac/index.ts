@@ -3,6 +3,7 @@ import { bootstrap } from './bootstrap.js';
 import { createCore } from './core.js';
 import { rbacErrorCodes } from './errors.js';
 import { rbacOptions } from './options.js';
+import { rbacPermissions } from './permissions.js';
 import { registerRoutes } from './routes.js';
 
 export type { RbacPrincipal } from './authenticator.js';
@@ -10,7 +11,7 @@ export type { RbacOptions } from './options.js';
 
 /** What dependents of `rbac` may resolve: the deployment's permissions and a check on a principal. */
 export interface RbacService {
-  /** Every permission a key can hold here (the catalogue plus `extraPermissions`). */
+  /** Every permission a key can hold here (what the deployment's plugins declare, plus `extraPermissions`). */
   permissions(): readonly string[];
   /** Whether the request's principal holds `permission` (for checks inside a handler). */
   can(principal: { permissions: readonly string[] } | undefined, permission: string): boolean;
@@ -26,6 +27,7 @@ export default definePlugin({
   name: 'rbac',
   version: '1.0.0',
   options: rbacOptions,
+  permissions: rbacPermissions,
   errorCodes: rbacErrorCodes,
   setup(ctx) {
     const core = createCore(ctx);

@@ -1,12 +1,6 @@
-/**
- * The one list of permissions Tessera's products declare on their routes. Role bundles, scope
- * validation, the docs/rbac.md tables and the role-matrix test are all derived from it.
- */
-export interface PermissionDoc {
-  name: string;
-  product: 'workflow' | 'platform' | 'search' | 'agent' | 'rbac' | 'deployment';
-  description: string;
-}
+import { permissionNamePattern, type PermissionDeclaration, type PermissionInfo } from '../../runtime/plugin.js';
+
+export { permissionNamePattern };
 
 /**
  * The cross-tenant permission: a key holding it may act in any tenant by sending `X-Tenant`.
@@ -14,46 +8,43 @@ export interface PermissionDoc {
  */
 export const CROSS_TENANT_PERMISSION = 'tenants:manage';
 
-export const permissionCatalogue: readonly PermissionDoc[] = [
-  { name: 'workflow:read', product: 'workflow', description: 'List workflows, their definitions and registered APIs; validate a specification.' },
-  { name: 'workflow:create', product: 'workflow', description: 'Create and register a workflow definition.' },
-  { name: 'workflow:edit', product: 'workflow', description: 'Update a workflow definition.' },
-  { name: 'workflow:delete', product: 'workflow', description: 'Remove a workflow definition.' },
-  { name: 'workflow:test', product: 'workflow', description: 'List and run regression tests.' },
-  { name: 'workflow:deploy', product: 'workflow', description: 'Plan deployments and export bundles.' },
-  { name: 'telemetry:read', product: 'workflow', description: 'Read execution traces, step timelines and latencies.' },
-  { name: 'metrics:read', product: 'platform', description: 'Read the metrics summary under `/hub/metrics` (the `/metrics` scrape itself stays public).' },
-  { name: 'api:invoke', product: 'workflow', description: 'Call workflow routes when the platform protects invocation (`protectInvoke`).' },
-  { name: 'search:read', product: 'search', description: 'Search, suggest and read documents and index metadata.' },
-  { name: 'search:write', product: 'search', description: 'Add, update and delete documents (single and bulk).' },
-  { name: 'index:admin', product: 'search', description: 'Create, configure and drop indexes; crawls, scans and schedules.' },
-  { name: 'agent:read', product: 'agent', description: 'Read agent telemetry, the model catalogue, repository graphs and cache statistics.' },
-  { name: 'agent:remediate', product: 'agent', description: 'Submit tickets and story events, request remediation and pull-request reviews, use agent tools.' },
-  { name: 'agent:apply', product: 'agent', description: 'Apply patches to disk, create branches and open pull requests.' },
-  { name: 'agent:admin', product: 'agent', description: 'Change models, provider configuration, playbooks and token budgets; clear caches; replay dead letters.' },
-  { name: 'rbac:manage', product: 'rbac', description: 'Manage users, roles, API keys and read the audit log, within the caller\'s tenant.' },
-  { name: CROSS_TENANT_PERMISSION, product: 'rbac', description: 'Act in any tenant (`X-Tenant`), read the system audit partition, grant `superadmin`.' },
+/**
+ * rbac's own permissions. Every other product's permissions are declared by its plugin
+ * (`definePlugin({permissions})`) and reach rbac through `ctx.auth.permissions()`.
+ */
+export const rbacPermissions: readonly PermissionDeclaration[] = [
+  { name: 'rbac:manage', description: 'Manage users, roles, API keys and read the audit log, within the caller\'s tenant.' },
+  { name: CROSS_TENANT_PERMISSION, description: 'Act in any tenant (`X-Tenant`), read the system audit partition, grant `superadmin`.' },
 ];
 
-export const permissionNames: readonly string[] = permissionCatalogue.map((p) => p.name);
+/** A permission as `GET /hub/rbac/permissions` lists it: who declared it and what it allows. */
+export interface PermissionDoc {
+  name: string;
+  /** The declaring plugin, `runtime`, or `deployment` for rbac's `extraPermissions`. */
+  plugin: string;
+  description: string;
+}
 
-/** A permission name as routes declare it: `domain:action`. */
-export const permissionNamePattern = /^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*$/;
-
-/** The catalogue plus a deployment's `extraPermissions` (third-party plugins' route permissions). */
+/** The deployment's declared permissions plus rbac's (deprecated) `extraPermissions`. */
 export class PermissionSet {
   readonly all: readonly string[];
+  private readonly docs: PermissionDoc[];
   private readonly known: ReadonlySet<string>;
 
-  constructor(extra: readonly string[] = []) {
-    this.all = [...permissionNames, ...extra.filter((p) => !permissionNames.includes(p))];
+  constructor(declared: readonly PermissionInfo[], extra: readonly string[] = []) {
+    const names = declared.map((p) => p.name);
+    const extras = extra.filter((p, i) => !names.includes(p) && extra.indexOf(p) === i);
+    this.all = [...names, ...extras];
+    this.docs = [
+      ...declared.map((p) => ({ name: p.name, plugin: p.plugin, description: p.description })),
+      ...extras.map((name) => ({ name, plugin: 'deployment', description: 'Declared by this deployment (`extraPermissions`).' })),
+    ];
     this.known = new Set(this.all);
   }
 
-  /** The catalogue's entries, then the deployment's extras. */
+  /** Declared permissions in load order, then the deployment's extras. */
   describe(): PermissionDoc[] {
-    const extra = this.all.slice(permissionNames.length).map((name) => ({ name, product: 'deployment' as const, description: 'Declared by this deployment (`extraPermissions`).' }));
-    return [...permissionCatalogue, ...extra];
+    return this.docs.map((d) => ({ ...d }));
   }
 
   has(permission: string): boolean {
@@ -65,7 +56,7 @@ export class PermissionSet {
     return wanted.filter((p) => !this.known.has(p));
   }
 
-  /** Sorted in catalogue order, duplicates removed. */
+  /** Sorted in declaration order, duplicates removed. */
   normalise(permissions: Iterable<string>): string[] {
     const set = new Set(permissions);
     return this.all.filter((p) => set.has(p));

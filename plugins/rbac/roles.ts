@@ -19,6 +19,11 @@ export interface CustomRoleRecord {
 
 const readAll = ['workflow:read', 'search:read', 'agent:read'];
 
+/*
+ * Roles name permissions of every product; a deployment without a product simply lacks its
+ * permissions, and a role resolves to the ones that are declared.
+ */
+
 /**
  * The built-in roles, as data: `permissions` is either an explicit list or every permission of the
  * deployment (admin: all but the cross-tenant one; superadmin: all, and only the bootstrap user has it).
@@ -31,7 +36,7 @@ export const builtInRoles: ReadonlyArray<{ name: string; description: string; pe
     description: 'Builds workflows: create, edit, delete, test and read; writes search documents; requests remediation.',
     permissions: [...readAll, 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'search:write', 'agent:remediate'],
   },
-  { name: 'operator', description: 'Runs the platform: deploy, telemetry, metrics and read.', permissions: [...readAll, 'workflow:deploy', 'telemetry:read', 'metrics:read'] },
+  { name: 'operator', description: 'Runs the platform: deploy, telemetry, metrics, the deployment registry and read.', permissions: [...readAll, 'workflow:deploy', 'telemetry:read', 'metrics:read', 'system:read'] },
   { name: 'viewer', description: 'Read only.', permissions: readAll },
   { name: 'invoker', description: 'Calls workflow routes, nothing else.', permissions: ['api:invoke'] },
 ];
@@ -53,12 +58,24 @@ export function resolveBuiltInRoles(permissions: PermissionSet): Map<string, Rol
 
 /** Built-in roles resolved against the deployment's permission set, plus each tenant's custom roles. */
 export class Roles {
-  private readonly builtIn: ReadonlyMap<string, Role>;
+  private readonly permissions: () => PermissionSet;
+  private resolvedFor?: PermissionSet;
+  private resolved: ReadonlyMap<string, Role> = new Map();
   private readonly db: Database<CustomRoleRecord, [string, string]>;
 
-  constructor(permissions: PermissionSet, db: Database<CustomRoleRecord, [string, string]>) {
+  /** `permissions` is read when roles are first used: the deployment's list is complete only after every plugin's setup. */
+  constructor(permissions: () => PermissionSet, db: Database<CustomRoleRecord, [string, string]>) {
     this.db = db;
-    this.builtIn = resolveBuiltInRoles(permissions);
+    this.permissions = permissions;
+  }
+
+  private get builtIn(): ReadonlyMap<string, Role> {
+    const current = this.permissions();
+    if (current !== this.resolvedFor) {
+      this.resolved = resolveBuiltInRoles(current);
+      this.resolvedFor = current;
+    }
+    return this.resolved;
   }
 
   isBuiltIn(name: string): boolean {

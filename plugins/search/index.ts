@@ -12,6 +12,11 @@ export default definePlugin({
   name: 'search',
   version: '0.1.0',
   options: searchOptionsSchema,
+  permissions: [
+    { name: 'search:read', description: 'Search, suggest and read documents and index metadata.' },
+    { name: 'search:write', description: 'Add, update and delete documents (single and bulk).' },
+    { name: 'index:admin', description: 'Create, configure and drop indexes; crawls, scans and schedules.' },
+  ],
   errorCodes: [
     ...searchErrorCodes.filter((c) => c.code !== 'validation_failed'),
     ...analysisErrorCodes,

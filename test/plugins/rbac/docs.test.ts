@@ -1,22 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/app.js';
-import { generatedEnd, generatedStart, renderGeneratedSection, updateDoc } from '../../../plugins/rbac/role-matrix.js';
+import { generatedEnd, renderGeneratedSection, updateDoc } from '../../../plugins/rbac/role-matrix.js';
+import { builtinPermissions } from '../../../scripts/generate-docs.js';
 
 describe('docs/rbac.md', () => {
   const doc = readFileSync(`${repoRoot}docs/rbac.md`, 'utf8');
 
-  it('carries the permission list and role matrix generated from the code (refresh: node dist/plugins/rbac/role-matrix.js)', () => {
-    expect(doc).toContain(generatedStart);
+  it('carries the permission list and role matrix generated from the code (refresh: npm run docs)', async () => {
     expect(doc).toContain(generatedEnd);
-    expect(updateDoc(doc)).toBe(doc);
+    expect(updateDoc(doc, await builtinPermissions())).toBe(doc);
   });
 
-  it('renders one matrix row per catalogue permission and one column per built-in role', () => {
-    const rows = renderGeneratedSection().split('### Role x permission matrix')[1]!.split('\n').filter((l) => l.startsWith('| `'));
-    expect(rows).toHaveLength(18);
-    expect(rows[0]).toBe('| `workflow:read` | yes | yes | yes | yes | yes | - |');
-    expect(rows.at(-1)).toBe('| `tenants:manage` | yes | - | - | - | - | - |');
+  it('renders one matrix row per declared permission and one column per built-in role', async () => {
+    const declared = await builtinPermissions();
+    const rows = renderGeneratedSection(declared).split('### Role x permission matrix')[1]!.split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows).toHaveLength(declared.length);
+    expect(rows.find((r) => r.startsWith('| `search:read`'))).toBe('| `search:read` | yes | yes | yes | yes | yes | - |');
+    expect(rows.find((r) => r.startsWith('| `tenants:manage`'))).toBe('| `tenants:manage` | yes | - | - | - | - | - |');
+    expect(rows.find((r) => r.startsWith('| `system:read`'))).toBe('| `system:read` | yes | yes | - | yes | - | - |');
   });
 
   it('documents every option default and every endpoint the plugin serves', () => {

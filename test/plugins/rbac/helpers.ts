@@ -1,4 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+
+/** Declares the workflow and agent permissions the tests scope keys to (test/plugins/rbac/fixtures/products). */
+export const productsPlugin = { module: fileURLToPath(new URL('./fixtures/products/index.ts', import.meta.url)) };
 
 export interface Answer {
   status: number;
@@ -38,12 +42,14 @@ export async function call(base: string, method: string, path: string, options: 
 }
 
 export async function startRbac(input: { options?: Record<string, unknown>; manifest?: Record<string, unknown>; dataDir?: string } = {}): Promise<RbacApp> {
+  const { plugins, ...manifest } = (input.manifest ?? {}) as { plugins?: Record<string, unknown> };
   const t = await createTestApp(
     {
       listeners: [hubListener],
-      plugins: { rbac: input.options ? { options: input.options } : {} },
+      // An entry set to undefined leaves that plugin out (the role matrix runs without `products`).
+      plugins: Object.fromEntries(Object.entries({ rbac: input.options ? { options: input.options } : {}, search: {}, products: productsPlugin, ...plugins }).filter(([, v]) => v !== undefined)),
       auth: { provider: 'rbac' },
-      ...input.manifest,
+      ...manifest,
     },
     { dataDir: input.dataDir },
   );

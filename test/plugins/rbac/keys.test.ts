@@ -29,7 +29,7 @@ describe('API keys', () => {
         userId: adminUserId,
         name: 'ci',
         prefix: `tsk_${key.id}`,
-        scopes: ['workflow:read', 'search:read'],
+        scopes: ['search:read', 'workflow:read'],
         createdBy: adminUserId,
         createdAt: expect.any(String),
         expiresAt: null,
@@ -64,7 +64,7 @@ describe('API keys', () => {
 
   it('defaults scopes to everything both the creator and the key\'s user hold', async () => {
     const dev = await r.userWithKey('dora', ['developer']);
-    expect(dev.key.scopes).toEqual(['workflow:read', 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'search:read', 'search:write', 'agent:read', 'agent:remediate']);
+    expect(dev.key.scopes).toEqual(['search:read', 'search:write', 'workflow:read', 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'agent:read', 'agent:remediate']);
     expect(dev.key.userId).toBe(dev.user.id);
     expect(dev.key.createdBy).toBe(adminUserId);
   });
