@@ -300,6 +300,8 @@ export class HttpListener {
   }
 
   private errorBody(event: H3Event, err: unknown, requestId: string, where: { route?: string; plugin?: string } = {}): unknown {
+    // Whose route raised it, for the logs (Rollup's habit): the body's code already says what.
+    if (isTesseraError(err) && where.plugin !== undefined) err.plugin ??= where.plugin;
     // Deliberate errors keep their code (404, 429, 502, 503...); a 500 means something broke.
     if (isTesseraError(err) && err.status !== 500) {
       event.res.status = err.status;

@@ -11,6 +11,12 @@ export interface SseOptions {
   signal?: AbortSignal;
   /** Comment line sent when idle so proxies keep the connection; default 15 s, 0 turns it off. */
   heartbeatMs?: number;
+  /**
+   * Sent first as the stream's `retry:` field (how long a disconnected EventSource waits before it
+   * reconnects); default 2000 ms. Writing it at once also sends the headers, so a client is not left
+   * waiting for them while the source has nothing to say yet.
+   */
+  retryMs?: number;
 }
 
 const encoder = new TextEncoder();
@@ -43,6 +49,7 @@ export function sse(source: AsyncIterable<ServerSentEvent>, options: SseOptions 
   };
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      controller.enqueue(encoder.encode(`retry: ${Math.max(0, Math.floor(options.retryMs ?? 2000))}\n\n`));
       if (heartbeatMs > 0) {
         heartbeat = setInterval(() => {
           try {

@@ -1,17 +1,16 @@
-/**
- * Every kernel error has a stable snake_case `code` and the HTTP status the runtime should answer
- * with. Errors cross the worker boundary as `{ code, message }` and are rebuilt on the main thread
- * by `kernelErrorFromWire`, so the class and code survive the pool.
- */
-export class KernelError extends Error {
-  readonly code: string;
-  readonly status: number;
+import { TesseraError } from '../../runtime/errors.js';
 
+/**
+ * Every kernel error has a stable snake_case `code` and the HTTP status the runtime answers with
+ * (it is a TesseraError, so a route that lets one through answers its documented status:
+ * `kernel_out_of_memory` is a 503, not a 500). Errors cross the worker boundary as
+ * `{ code, message }` and are rebuilt on the main thread by `kernelErrorFromWire`, so the class and
+ * code survive the pool.
+ */
+export class KernelError extends TesseraError {
   constructor(code: string, message: string, status = 500) {
-    super(message);
+    super(code, status, message);
     this.name = 'KernelError';
-    this.code = code;
-    this.status = status;
   }
 }
 

@@ -56,7 +56,10 @@ export class PersistedEventLog implements EventLog<any> {
   private readonly log: Logger;
   private retention: Required<EventRetention>;
   private allocated = 0;
+  /** Every id up to this one is committed: readers never see past it, so none can skip an entry still being written. */
   private committed = 0;
+  /** Committed entries above a gap of ones still in flight (lmdb may resolve puts out of order). */
+  private readonly early = new Map<number, LoggedEvent>();
   private first = 1;
   private readonly recent: LoggedEvent[] = [];
   private readonly subscribers = new Set<{ handler: (e: LoggedEvent) => void; filter?: EventFilter }>();
@@ -75,6 +78,7 @@ export class PersistedEventLog implements EventLog<any> {
     }
     for (const { key } of db.getRange({ start: [plugin, 0], end: [plugin, Number.MAX_SAFE_INTEGER], limit: 1 })) this.first = key[1];
     if (this.committed === 0) this.first = 1;
+    setImmediate(() => void this.prune());
   }
 
   append(type: string, data: unknown, options: AppendOptions = {}): Promise<LoggedEvent> {
@@ -82,14 +86,35 @@ export class PersistedEventLog implements EventLog<any> {
     const id = ++this.allocated;
     const stored: StoredEvent = { type, time: new Date().toISOString(), tenant: options.tenant ?? 'default', data, ...(options.subject !== undefined ? { subject: options.subject } : {}) };
     const event: LoggedEvent = { id, ...stored };
-    return this.db.put([this.plugin, id], stored).then(() => {
-      this.onCommitted(event);
-      return event;
-    });
+    return this.db.put([this.plugin, id], stored).then(
+      () => {
+        this.settle(event);
+        return event;
+      },
+      (err: unknown) => {
+        // A failed write leaves a hole that would hold every later entry back: fill it with a
+        // marker entry so readers move on and can see what was lost.
+        this.log.error({ err, plugin: this.plugin, id, type }, 'event log write failed');
+        const lost: LoggedEvent = { id, type: 'event.lost', time: stored.time, tenant: stored.tenant, data: { type } };
+        void this.db.put([this.plugin, id], { type: lost.type, time: lost.time, tenant: lost.tenant, data: lost.data }).finally(() => this.settle(lost));
+        throw err;
+      },
+    );
   }
 
+  /** Record `event` as written and publish every entry that now has no unwritten one before it. */
+  private settle(event: LoggedEvent): void {
+    this.early.set(event.id, event);
+    while (this.early.has(this.committed + 1)) {
+      const next = this.early.get(this.committed + 1)!;
+      this.early.delete(next.id);
+      this.committed = next.id;
+      this.onCommitted(next);
+    }
+  }
+
+  /** Called for each entry in id order, once it and every entry before it are committed. */
   private onCommitted(event: LoggedEvent): void {
-    if (event.id > this.committed) this.committed = event.id;
     this.recent.push(event);
     if (this.recent.length > RECENT) this.recent.splice(0, this.recent.length - RECENT);
     for (const s of this.subscribers) {
@@ -103,7 +128,9 @@ export class PersistedEventLog implements EventLog<any> {
     const waiting = this.wake;
     this.wake = [];
     for (const resolve of waiting) resolve();
-    if (++this.sinceCommitPrune >= PRUNE_EVERY) {
+    // By count as soon as the log is a little over its bound; by age every PRUNE_EVERY appends.
+    const over = this.committed - this.first + 1 > this.retention.maxEvents + Math.max(16, this.retention.maxEvents >> 4);
+    if (++this.sinceCommitPrune >= PRUNE_EVERY || over) {
       this.sinceCommitPrune = 0;
       void this.prune();
     }
@@ -221,6 +248,8 @@ export class PersistedEventLog implements EventLog<any> {
       return 0;
     } finally {
       this.pruning = false;
+      // Appends that arrived while this step ran may have pushed the log over its bound again.
+      if (!this.closed && this.committed - this.first + 1 > this.retention.maxEvents + Math.max(16, this.retention.maxEvents >> 4)) setImmediate(() => void this.prune());
     }
   }
 

@@ -360,12 +360,13 @@ export class PluginJobRunner {
       if (reason !== 'shutdown') this.addToQueue(job);
       return;
     }
-    this.finished(job);
+    await this.finished(job);
   }
 
-  private finished(job: JobRecord): void {
+  private async finished(job: JobRecord): Promise<void> {
     this.metrics.finished.inc({ plugin: this.plugin, job: job.name, state: job.state });
-    void this.appendEvent(`job.${job.state}`, job);
+    // Written before waiters wake, so whoever waited on the job finds its final event in the log.
+    await this.appendEvent(`job.${job.state}`, job);
     if (job.scheduleId !== undefined) {
       const key = this.scheduleKey(job.tenant, job.scheduleId);
       if (this.activeBySchedule.get(key) === job.id) this.activeBySchedule.delete(key);
@@ -475,7 +476,7 @@ export class PluginJobRunner {
     const at = nowIso();
     const cancelled: JobRecord = { ...job, state: 'cancelled', cancelRequested: true, updatedAt: at, finishedAt: at };
     await this.store.update(cancelled);
-    this.finished(cancelled);
+    await this.finished(cancelled);
     return cancelled;
   }
 
@@ -724,7 +725,7 @@ export class PluginJobRunner {
       this.addToQueue(next);
       if (next.scheduleId !== undefined) this.activeBySchedule.set(this.scheduleKey(next.tenant, next.scheduleId), next.id);
     } else {
-      this.finished(next);
+      await this.finished(next);
     }
   }
 

@@ -178,7 +178,7 @@ describe('HTTP conventions', () => {
     expect(all.match(/^id: \d$/gm)).toEqual(['id: 1', 'id: 2', 'id: 3', 'id: 4', 'id: 5']);
     const res = await fetch(`${base}/events`, { headers: { 'last-event-id': '3' } });
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    expect(await res.text()).toBe('id: 4\nevent: tick\ndata: {"n":4}\n\nid: 5\nevent: tick\ndata: {"n":5}\n\n');
+    expect(await res.text()).toBe('retry: 2000\n\nid: 4\nevent: tick\ndata: {"n":4}\n\nid: 5\nevent: tick\ndata: {"n":5}\n\n');
   });
 
   it('describes its routes in OpenAPI 3.1 with request schemas', async () => {
