@@ -84,7 +84,7 @@ export class PersistedEventLog implements EventLog<any> {
   append(type: string, data: unknown, options: AppendOptions = {}): Promise<LoggedEvent> {
     if (this.closed) return Promise.reject(new Error(`The event log of "${this.plugin}" is closed`));
     const id = ++this.allocated;
-    const stored: StoredEvent = { type, time: new Date().toISOString(), tenant: options.tenant ?? 'default', data, ...(options.subject !== undefined ? { subject: options.subject } : {}) };
+    const stored: StoredEvent = { type, time: new Date().toISOString(), tenant: options.tenant ?? 'default', ...(options.subject !== undefined ? { subject: options.subject } : {}), data };
     const event: LoggedEvent = { id, ...stored };
     return this.db.put([this.plugin, id], stored).then(
       () => {
