@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^tessera\/plugin$/, replacement: here('./runtime/plugin.ts') },
       { find: /^tessera\/kernels$/, replacement: here('./kernels/src/index.ts') },
+      { find: /^tessera\/testing$/, replacement: here('./runtime/testing/index.ts') },
       { find: /^tessera$/, replacement: here('./runtime/index.ts') },
     ],
   },

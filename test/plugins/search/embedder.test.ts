@@ -6,6 +6,7 @@ import { trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
 import { embedText } from '../../../plugins/search/hashed-embedder.js';
 import { emptyCorpus } from '../../../plugins/search/hashed-ngrams-v2.js';
 import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
+import { defineConformance } from 'tessera/testing';
 
 const DIMS = 32;
 
@@ -45,34 +46,29 @@ class EmbeddingsServer {
   }
 }
 
-/** What every embedder must do; each implementation's test runs it. */
-function embedderConformance(name: string, make: () => Embedder | Promise<Embedder>): void {
-  describe(`${name} conformance`, () => {
-    it('returns one finite vector of the index dimension per text, in order, deterministically', async () => {
-      const e = await make();
-      const texts = ['wing flutter', 'boundary layer', 'wing flutter'];
-      const vectors = await e.embed(texts);
-      expect(vectors).toHaveLength(3);
-      for (const v of vectors) {
-        expect(v).toHaveLength(DIMS);
-        expect(v.every(Number.isFinite)).toBe(true);
-      }
-      expect(vectors[0]).toEqual(vectors[2]);
-      expect(vectors[0]).not.toEqual(vectors[1]);
-      expect(await e.embed([])).toEqual([]);
-    });
-
-    it('embeds a query, when it has a query side, as a finite vector of the index dimension, deterministically', async () => {
-      const e = await make();
-      if (!e.embedQuery) return;
-      const q = await e.embedQuery('wing flutter');
-      expect(q).toHaveLength(DIMS);
-      expect(q.every(Number.isFinite)).toBe(true);
-      expect(q).toEqual(await e.embedQuery('wing flutter'));
-      expect(q).not.toEqual(await e.embedQuery('boundary layer'));
-    });
-  });
-}
+/** What every embedder must do; each implementation runs it (tessera/testing's defineConformance). */
+const embedderConformance = defineConformance<Embedder>('embedder', {
+  'returns one finite vector of the index dimension per text, in order, deterministically': async (e) => {
+    const texts = ['wing flutter', 'boundary layer', 'wing flutter'];
+    const vectors = await e.embed(texts);
+    expect(vectors).toHaveLength(3);
+    for (const v of vectors) {
+      expect(v).toHaveLength(DIMS);
+      expect(v.every(Number.isFinite)).toBe(true);
+    }
+    expect(vectors[0]).toEqual(vectors[2]);
+    expect(vectors[0]).not.toEqual(vectors[1]);
+    expect(await e.embed([])).toEqual([]);
+  },
+  'embeds a query, when it has a query side, as a finite vector of the index dimension, deterministically': async (e) => {
+    if (!e.embedQuery) return;
+    const q = await e.embedQuery('wing flutter');
+    expect(q).toHaveLength(DIMS);
+    expect(q.every(Number.isFinite)).toBe(true);
+    expect(q).toEqual(await e.embedQuery('wing flutter'));
+    expect(q).not.toEqual(await e.embedQuery('boundary layer'));
+  },
+});
 
 const server = new EmbeddingsServer();
 beforeAll(() => server.start());

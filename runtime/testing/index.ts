@@ -1,0 +1,5 @@
+/**
+ * Helpers for testing plugins, exported as `tessera/testing`. They import vitest: use them from test
+ * files only.
+ */
+export { defineConformance, type ConformanceCase, type ConformanceOptions, type ConformanceSuite } from './conformance.js';
