@@ -2,6 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
 import { TesseraError } from './errors.js';
+import { TenantStore } from './tenant-store.js';
 
 /**
  * The store format this build writes. A data directory written by a newer build (a larger number)
@@ -126,6 +127,15 @@ export class StoreNamespace {
     const db = this.store.root.openDB<V, K>({ ...options, name: `${this.plugin}:${name}` });
     this.dbs.set(name, db);
     return db;
+  }
+
+  /**
+   * One tenant's view of this namespace: `forTenant(t).db(name)` keys every entry by the tenant, so
+   * reads through it see that tenant's data only. `db(name)` itself is the plugin-wide key space:
+   * use it for data that belongs to no tenant, and key it by tenant yourself otherwise.
+   */
+  forTenant(tenant: string): TenantStore {
+    return new TenantStore(tenant, (name, options) => this.db(name, options));
   }
 
   /** Run `fn` in one write transaction across every database of the environment. */
