@@ -111,8 +111,13 @@ export class JobStore {
     return this.schedules.put([record.plugin, record.tenant, record.id], record);
   }
 
-  removeSchedule(plugin: string, tenant: string, id: string): Promise<boolean> {
-    return this.schedules.remove([plugin, tenant, id]);
+  /** False when there was no such schedule (lmdb's remove resolves true either way). */
+  async removeSchedule(plugin: string, tenant: string, id: string): Promise<boolean> {
+    return this.ns.transaction(() => {
+      if (!this.schedules.doesExist([plugin, tenant, id])) return false;
+      void this.schedules.remove([plugin, tenant, id]);
+      return true;
+    });
   }
 
   *schedulesOf(plugin: string, tenant?: string): IterableIterator<ScheduleRecord> {

@@ -3,3 +3,4 @@
  * files only.
  */
 export { defineConformance, type ConformanceCase, type ConformanceOptions, type ConformanceSuite } from './conformance.js';
+export { tenancyConformance, type TenancyConformanceOptions, type TenantClient, type TenantResource } from './tenancy.js';
