@@ -1,0 +1,94 @@
+/**
+ * What other plugins see of the search engine (`SEARCH_SERVICE` from `plugins/search/index.ts`): a
+ * narrow interface with events, never the engine's classes. Graph, autocomplete, crawler, scanner,
+ * the control plane, bulk and the agent's semantic cache are written against it.
+ *
+ * Every call names the tenant it acts in (`request.tenant` in a route); an index belongs to the
+ * tenant that created it, and another tenant's index does not exist for a caller.
+ */
+
+/** A field mapping as a client writes it (seed 000's FieldMapping). */
+export interface FieldMappingSpec {
+  type: 'text' | 'keyword' | 'number' | 'boolean' | 'date' | 'geo_point';
+  analyzer?: string;
+  index?: boolean;
+}
+
+/** `POST /v1/indexes` as data: `{name, mappings, settings}` (settings as docs/api.md lists them). */
+export interface IndexSpec {
+  name: string;
+  mappings?: Record<string, FieldMappingSpec>;
+  settings?: Record<string, unknown>;
+}
+
+/** An index as `GET /v1/indexes/{name}` shows it (seed 000's IndexDefinition with its statistics). */
+export interface IndexInfo {
+  name: string;
+  mappings: Record<string, { type: string; analyzer?: string; index: boolean }>;
+  settings: Record<string, unknown>;
+  docCount: number;
+  createdAt: string;
+  updatedAt: string;
+  stats: Record<string, unknown>;
+}
+
+/** The search body of `POST /v1/indexes/{name}/search` (SearchQuery of seed 000 and docs/api.md). */
+export type SearchRequest = Record<string, unknown> & { q?: string; mode?: 'keyword' | 'semantic' | 'hybrid' | 'geo'; size?: number; vector?: number[] };
+
+export interface SearchHit {
+  id: string;
+  score: number;
+  source: Record<string, unknown>;
+  highlight?: Record<string, string[]>;
+  [extra: string]: unknown;
+}
+
+export interface SearchResponse {
+  total: number;
+  tookMs: number;
+  hits: SearchHit[];
+}
+
+export interface WriteResult {
+  indexed: number;
+  ids: string[];
+  errors: Array<{ position: number; id?: string; code: string; message: string }>;
+}
+
+/**
+ * Buffers writes to one index and applies them in batches (one segment per batch): what a crawl, a
+ * scan or a bulk stream uses. `flush` applies what is buffered and resolves with its results;
+ * acknowledged results are durable.
+ */
+export interface BatchWriter {
+  upsert(document: Record<string, unknown>): Promise<void>;
+  delete(id: string): Promise<void>;
+  flush(): Promise<{ written: WriteResult; deleted: number }>;
+  /** Flush and stop accepting writes. */
+  close(): Promise<{ written: WriteResult; deleted: number }>;
+}
+
+export interface SearchEvents {
+  /** After a write committed: the ids written (upserted) and deleted. */
+  'documents.written': { tenant: string; index: string; upserted: string[]; deleted: string[] };
+  'index.created': { tenant: string; index: string };
+  'index.changed': { tenant: string; index: string; reindexed: boolean };
+  'index.dropped': { tenant: string; index: string };
+}
+
+export interface SearchService {
+  /** The tenant's indexes, by name. */
+  indexes(tenant: string): IndexInfo[];
+  get(tenant: string, name: string): IndexInfo | undefined;
+  /** Create; 409 `index_exists` when the name is taken in the tenant. */
+  create(tenant: string, spec: IndexSpec): Promise<IndexInfo>;
+  /** Create unless it exists; an existing index is returned as it is. */
+  ensure(tenant: string, spec: IndexSpec): Promise<IndexInfo>;
+  drop(tenant: string, name: string): Promise<boolean>;
+  search(tenant: string, name: string, query: SearchRequest): Promise<SearchResponse>;
+  upsert(tenant: string, name: string, documents: readonly unknown[]): Promise<WriteResult>;
+  delete(tenant: string, name: string, ids: readonly string[]): Promise<number>;
+  getDocument(tenant: string, name: string, id: string): Record<string, unknown> | undefined;
+  writer(tenant: string, name: string, options?: { batchDocs?: number }): BatchWriter;
+  on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void;
+}
