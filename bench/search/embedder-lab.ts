@@ -12,7 +12,7 @@ import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugi
 import { fnv1a } from '../../plugins/search/feature-hashing.js';
 import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../plugins/search/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/routes.js';
+import { searchQuerySchema } from '../../plugins/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { searchKeyword } from '../../plugins/search/search-keyword.js';
 import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
@@ -159,12 +159,12 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
   const embedSec = (performance.now() - t1) / 1000;
   const dims = docVectors[0]!.length;
   const name = `lab-${design.name.replace(/[^a-z0-9]/g, '')}`;
-  await engine.create(parseCreateIndex({
+  await engine.create('default', parseCreateIndex({
     name,
     mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
     settings: { vectorDimensions: dims },
   }));
-  const index = engine.get(name);
+  const index = engine.get('default', name);
   const upserted = await index.upsert(data.docs.map((d, i) => ({ ...d, _vector: Array.from(docVectors[i]!) })));
   if (upserted.errors.length > 0) throw new Error(`rejected documents: ${JSON.stringify(upserted.errors.slice(0, 3))}`);
   const vectors = new Map(data.queries.map((q) => [q.id, Array.from(model.query(q.text))]));
@@ -178,6 +178,6 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
     });
   }
   emit({ bench: 'embedder-lab', design: design.name, dims, keyword, semantic, hybrid, trainMs: round(trainMs, 0), docEmbedsPerSec: Math.round(N / embedSec), meetsKeywordAt05: hybrid['0.5']! >= keyword });
-  await engine.delete(name);
+  await engine.delete('default', name);
 }
 await bench.close();

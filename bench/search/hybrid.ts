@@ -12,7 +12,7 @@ import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/se
 import { embedText } from '../../plugins/search/hashed-embedder.js';
 import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/routes.js';
+import { searchQuerySchema } from '../../plugins/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { searchKeyword } from '../../plugins/search/search-keyword.js';
 import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
@@ -46,12 +46,12 @@ const summary: Record<string, unknown> = {};
 let keyword: number | undefined;
 for (const { model, dims } of CONFIGS) {
   const name = `${model.replace(/[^a-z0-9]/g, '')}-${dims}`;
-  await engine.create(parseCreateIndex({
+  await engine.create('default', parseCreateIndex({
     name,
     mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
     settings: { vectorDimensions: dims, autoEmbed: true, embedder: { type: 'builtin', model } },
   }));
-  const index = engine.get(name);
+  const index = engine.get('default', name);
   const t0 = performance.now();
   const upserted = await index.upsert(data.docs);
   if (upserted.errors.length > 0) throw new Error(`rejected documents: ${JSON.stringify(upserted.errors.slice(0, 3))}`);
@@ -78,7 +78,7 @@ for (const { model, dims } of CONFIGS) {
 // Why hybrid stays below keyword: the same v2 features scored exactly (sparse cosine, no hashing,
 // so no collision noise), fused with the keyword window by the documented RRF formula in JS.
 {
-  const index = engine.get('hashedngramsv2-384');
+  const index = engine.get('default', 'hashedngramsv2-384');
   const corpus = index.embeddingCorpus();
   const unit = (m: Map<string, number>): Map<string, number> => {
     let n = 0;
@@ -116,7 +116,7 @@ for (const { model, dims } of CONFIGS) {
 // Throughput of the document side (what ingestion pays) on the WordNet glosses, one core.
 const glosses = (await loadWordnet()).map((d) => `${d.title}\n${d.text}`);
 const throughput: Record<string, number> = {};
-const lsa = engine.get('corpuslsav1-384').termModel!;
+const lsa = engine.get('default', 'corpuslsav1-384').termModel!;
 for (const [label, embed] of [
   ['hashed-ngrams-v1', (t: string) => embedText(t, 384)],
   ['hashed-ngrams-v2 standard', (t: string) => embedDocument(t, 384, [standardAnalyzer])],

@@ -37,8 +37,8 @@ export class TesseraAdapter implements SearchAdapter {
     const runner = this.runner;
     this.engine = new SearchEngine({ store: this.store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
     this.engine.load();
-    await this.engine.create(parseCreateIndex({ name: 'bench', mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } }));
-    this.index = this.engine.get('bench');
+    await this.engine.create('default', parseCreateIndex({ name: 'bench', mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } }));
+    this.index = this.engine.get('default', 'bench');
     for (let i = 0; i < docs.length; i += BATCH) {
       const result = await this.index.upsert(docs.slice(i, i + BATCH));
       if (result.errors.length > 0) throw new Error(`tessera rejected documents: ${JSON.stringify(result.errors.slice(0, 3))}`);

@@ -115,8 +115,8 @@ class Tessera {
   readonly runner: KernelRunner = this.bench.runner;
   readonly engine: SearchEngine = this.bench.engine;
   async create(name: string, body: Record<string, unknown>, docs: (from: number, to: number) => unknown[], count: number): Promise<SearchIndex> {
-    await this.engine.create(parseCreateIndex({ name, ...body }));
-    const index = this.engine.get(name);
+    await this.engine.create('default', parseCreateIndex({ name, ...body }));
+    const index = this.engine.get('default', name);
     for (let i = 0; i < count; i += BATCH) {
       const result = await index.upsert(docs(i, Math.min(count, i + BATCH)));
       if (result.errors.length > 0) throw new Error(`tessera rejected documents: ${JSON.stringify(result.errors.slice(0, 3))}`);

@@ -1,5 +1,4 @@
-import { isTesseraError } from '../../runtime/errors.js';
-import type { SearchEngine } from '../search/index.js';
+import type { SearchService } from '../search/index.js';
 import type { BulkResult } from './bulk-result.js';
 
 interface PendingDoc {
@@ -13,7 +12,8 @@ interface PendingDoc {
  * followed by a `delete` of the same id leaves it deleted).
  */
 export class BulkWriter {
-  private readonly engine: SearchEngine;
+  private readonly search: SearchService;
+  private readonly tenant: string;
   private readonly result: BulkResult;
   private readonly batchDocs: number;
   private index?: string;
@@ -21,8 +21,9 @@ export class BulkWriter {
   private docs: PendingDoc[] = [];
   private deletes: Array<{ line: number; id: string }> = [];
 
-  constructor(engine: SearchEngine, result: BulkResult, batchDocs: number) {
-    this.engine = engine;
+  constructor(search: SearchService, tenant: string, result: BulkResult, batchDocs: number) {
+    this.search = search;
+    this.tenant = tenant;
     this.result = result;
     this.batchDocs = batchDocs;
   }
@@ -60,25 +61,23 @@ export class BulkWriter {
     this.deletes = [];
     this.pendingIds = new Set();
     if (index === undefined || (docs.length === 0 && deletes.length === 0)) return;
-    let target;
-    try {
-      target = this.engine.get(index);
-    } catch (err) {
-      const code = isTesseraError(err) ? err.code : 'internal_error';
-      const message = (err as Error).message;
+    if (this.search.get(this.tenant, index) === undefined) {
+      // The index is unknown in the caller's tenant: every line of the batch fails, the stream goes on.
+      const code = 'index_not_found';
+      const message = `Index "${index}" does not exist.`;
       for (const d of docs) this.result.fail({ line: d.line, index, code, message });
       for (const d of deletes) this.result.fail({ line: d.line, index, id: d.id, code, message });
       return;
     }
     if (docs.length > 0) {
-      const outcome = await target.upsert(docs.map((d) => d.doc));
+      const outcome = await this.search.upsert(this.tenant, index, docs.map((d) => d.doc));
       this.result.indexed += outcome.indexed;
       for (const e of outcome.errors) this.result.fail({ line: docs[e.position]!.line, index, ...(e.id !== undefined ? { id: e.id } : {}), code: e.code, message: e.message });
     }
     if (deletes.length > 0) {
       const existing = new Set<string>();
-      for (const d of deletes) if (target.getDocument(d.id)) existing.add(d.id);
-      this.result.deleted += await target.delete(deletes.map((d) => d.id));
+      for (const d of deletes) if (this.search.getDocument(this.tenant, index, d.id)) existing.add(d.id);
+      this.result.deleted += await this.search.delete(this.tenant, index, deletes.map((d) => d.id));
       for (const d of deletes) {
         if (!existing.has(d.id)) this.result.fail({ line: d.line, index, id: d.id, code: 'document_not_found', message: `Index "${index}" has no document "${d.id}".` });
       }

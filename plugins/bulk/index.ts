@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { definePlugin } from '../../runtime/plugin.js';
-import { SEARCH_ENGINE } from '../search/index.js';
+import { definePlugin, NotFoundError } from '../../runtime/plugin.js';
+import { SEARCH_SERVICE } from '../search/index.js';
 import { BulkResult } from './bulk-result.js';
 import { BulkWriter } from './bulk-writer.js';
 import { lines } from './lines.js';
@@ -35,7 +35,7 @@ export default definePlugin({
     { code: 'invalid_action', status: 400, when: 'Per line, in `errors[]`: a `/v1/bulk` action line is not `{"index"|"create"|"delete": {...}}`, names no index, or is followed by no document.' },
   ],
   setup(ctx) {
-    const engine = ctx.container.resolve(SEARCH_ENGINE);
+    const search = ctx.container.resolve(SEARCH_SERVICE);
     const unbounded = Number.MAX_SAFE_INTEGER;
 
     ctx.routes.add({
@@ -50,7 +50,7 @@ export default definePlugin({
       async handler(request) {
         const started = performance.now();
         const result = new BulkResult(ctx.config.maxErrors);
-        const writer = new BulkWriter(engine, result, ctx.config.batchDocs);
+        const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
         const defaultIndex = typeof request.query === 'object' && request.query && 'index' in request.query ? String((request.query as { index: unknown }).index) : undefined;
         let pending: { index: string; id?: string; line: number; create: boolean; skip?: boolean } | undefined;
         try {
@@ -73,7 +73,7 @@ export default definePlugin({
           if (pending) {
             const doc = parsed && typeof parsed === 'object' && !Array.isArray(parsed) && pending.id !== undefined ? { ...(parsed as object), id: pending.id } : parsed;
             const docId = pending.id ?? idOf(doc);
-            if (pending.create && docId !== undefined && engine.has(pending.index) && (writer.isPending(pending.index, docId) || engine.get(pending.index).getDocument(docId))) {
+            if (pending.create && docId !== undefined && (writer.isPending(pending.index, docId) || search.getDocument(request.tenant, pending.index, docId))) {
               result.fail({ line: line.number, index: pending.index, id: docId, code: 'document_exists', message: `Document "${docId}" already exists in "${pending.index}" (create does not overwrite).` });
             } else {
               await writer.add(pending.index, line.number, doc);
@@ -117,9 +117,10 @@ export default definePlugin({
       tags: ['bulk'],
       async handler(request) {
         const started = performance.now();
-        const index = engine.get(request.params.name!).name;
+        const index = request.params.name!;
+        if (search.get(request.tenant, index) === undefined) throw new NotFoundError('index_not_found', `Index "${index}" does not exist.`, { details: { index } });
         const result = new BulkResult(ctx.config.maxErrors);
-        const writer = new BulkWriter(engine, result, ctx.config.batchDocs);
+        const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
         try {
         for await (const line of lines(request.stream(), ctx.config.maxLineBytes)) {
           if (line.text.trim() === '') continue;

@@ -3,9 +3,16 @@ import { analysisErrorCodes } from './analysis-error-codes.js';
 import { searchOptionsSchema } from './options.js';
 import { registerRoutes } from './routes.js';
 import { searchErrorCodes } from './search-errors.js';
-import { SearchEngine } from './search-engine.js';
+import { SearchEngine, type SearchIndex } from './search-engine.js';
+import { createSearchService } from './search-service.js';
+import type { SearchService } from './service.js';
 
-/** The engine, for plugins that depend on `search` (bulk ingestion, graph, crawler, scanner). */
+/**
+ * What plugins that depend on `search` use (bulk, graph, crawler, scanner, the control plane, the
+ * agent): a narrow, tenant-scoped interface with events (service.ts).
+ */
+export const SEARCH_SERVICE = defineToken<SearchService>('search.service');
+/** The engine itself, for Tessera's own benchmarks and tests; plugins use SEARCH_SERVICE. */
 export const SEARCH_ENGINE = defineToken<SearchEngine>('search.engine');
 
 export default definePlugin({
@@ -30,24 +37,26 @@ export default definePlugin({
   setup(ctx) {
     const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
-    const merging = new Set<string>();
-    const scheduleMerge = (name: string): void => {
-      if (merging.has(name) || !engine.has(name) || engine.get(name).segments.length <= ctx.config.maxSegments) return;
-      merging.add(name);
+    ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
+    const merging = new Set<SearchIndex>();
+    const scheduleMerge = (index: SearchIndex): void => {
+      if (merging.has(index) || index.segments.length <= ctx.config.maxSegments) return;
+      merging.add(index);
       try {
-        ctx.tasks.run(`merge:${name}`, async () => {
+        ctx.tasks.run(`merge:${index.record.tenant}/${index.name}`, async () => {
           try {
-            if (engine.has(name)) await engine.get(name).mergeIfNeeded(ctx.config.maxSegments);
+            // A dropped index has no segments left, so this does nothing for it.
+            await index.mergeIfNeeded(ctx.config.maxSegments);
           } finally {
-            merging.delete(name);
+            merging.delete(index);
           }
         });
       } catch {
         // Shutting down: the merge happens after the next start's first write instead.
-        merging.delete(name);
+        merging.delete(index);
       }
     };
-    engine.onWrite = (index) => scheduleMerge(index.name);
+    engine.onWrite = (index) => scheduleMerge(index);
     registerRoutes(ctx, () => engine);
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());
@@ -55,4 +64,5 @@ export default definePlugin({
 });
 
 export type { SearchEngine } from './search-engine.js';
+export type * from './service.js';
 export type { SearchIndex, UpsertResult } from './search-index.js';

@@ -6,57 +6,8 @@ import { reply } from '../../runtime/reply.js';
 import { parseFilter } from './filter.js';
 import { parseCreateIndex, parsePatchIndex } from './mappings.js';
 import type { SearchOptions } from './options.js';
-import { DocumentNotFoundError, type SearchEngine } from './search-engine.js';
-import { searchKeyword } from './search-keyword.js';
-import { searchHybrid, searchSemantic } from './search-vector.js';
-import { searchGeo } from './search-geo.js';
-import { embedderFor, embedQueryText } from './embedder.js';
-
-const sortSchema = z
-  .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
-  .transform((items) =>
-    items.flatMap((item) =>
-      typeof item === 'string'
-        ? [{ field: item.replace(/:(asc|desc)$/, ''), order: item.endsWith(':desc') ? ('desc' as const) : ('asc' as const) }]
-        : Object.entries(item).map(([field, order]) => ({ field, order })),
-    ),
-  );
-
-/** SearchQuery of seed 000, plus `from`, `sort` and `filter`. Unknown keys are errors. */
-export const searchQuerySchema = z.strictObject({
-  q: z.string().max(10_000).optional(),
-  fields: z.array(z.string().min(1)).optional(),
-  mode: z.enum(['keyword', 'semantic', 'hybrid', 'geo']).default('keyword'),
-  operator: z.enum(['AND', 'OR']).optional(),
-  minimumShouldMatch: z.union([z.string(), z.number().int()]).optional(),
-  highlight: z.boolean().default(true),
-  size: z.number().int().min(0).max(1000).default(10),
-  from: z.number().int().min(0).max(100_000).default(0),
-  sort: sortSchema.optional(),
-  projection: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).optional(),
-  select: z.array(z.string().min(1)).optional(),
-  filter: z.unknown().optional(),
-  /** Query vector for `semantic` and `hybrid` (vectorDimensions finite numbers). */
-  vector: z.array(z.number()).max(4096).optional(),
-  rrfK: z.number().min(0).default(60),
-  windowSize: z.number().int().min(1).max(1000).default(100),
-  semanticRatio: z.number().min(0).max(1).default(0.5),
-  explain: z.boolean().default(false),
-  /** Beam width of the HNSW search on indexes with `vectorIndex: hnsw` (default: the index's efSearch). */
-  efSearch: z.number().int().min(1).max(10_000).optional(),
-  /** Scan every vector even on an index with graphs (exact answers, for checking recall). */
-  exact: z.boolean().default(false),
-  /** mode geo: {field?, lat, lon, radius} or {field?, boundingBox: {topLeft, bottomRight}}. */
-  geo: z
-    .strictObject({
-      field: z.string().optional(),
-      lat: z.number().optional(),
-      lon: z.number().optional(),
-      radius: z.union([z.string(), z.number()]).optional(),
-      boundingBox: z.strictObject({ topLeft: z.strictObject({ lat: z.number(), lon: z.number() }), bottomRight: z.strictObject({ lat: z.number(), lon: z.number() }) }).optional(),
-    })
-    .optional(),
-});
+import { describe, DocumentNotFoundError, type SearchEngine } from './search-engine.js';
+import { runSearch, searchQuerySchema } from './search.js';
 
 const deleteByQuerySchema = z.union([
   z.strictObject({ ids: z.array(z.union([z.string(), z.number()])).min(1).max(100_000) }),
@@ -101,7 +52,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     throttle: 'light',
     tags,
     summary: 'List indexes with their document counts and statistics',
-    handler: () => ({ indexes: engine().list() }),
+    handler: ({ tenant }) => ({ indexes: engine().list(tenant) }),
   });
   ctx.routes.add({
     method: 'POST',
@@ -110,7 +61,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Create an index',
     body: z.unknown(),
-    handler: async ({ body }) => ({ index: await engine().create(parseCreateIndex(body)) }),
+    handler: async ({ body, tenant }) => ({ index: await engine().create(tenant, parseCreateIndex(body)) }),
   });
   ctx.routes.add({
     method: 'GET',
@@ -118,11 +69,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     permission: 'search:read',
     throttle: 'light',
     tags,
-    handler: ({ params }) => {
-      const list = engine().list().find((d) => d.name === params.name);
-      if (!list) engine().get(params.name!);
-      return { index: list };
-    },
+    handler: ({ params, tenant }) => ({ index: describe(engine().get(tenant, params.name!)) }),
   });
   ctx.routes.add({
     method: 'PATCH',
@@ -132,7 +79,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Change settings or add field mappings; re-indexes when analysis changes',
     body: z.unknown(),
-    handler: async ({ params, body }) => engine().patch(params.name!, parsePatchIndex(body)),
+    handler: async ({ params, body, tenant }) => engine().patch(tenant, params.name!, parsePatchIndex(body)),
   });
   ctx.routes.add({
     method: 'POST',
@@ -141,15 +88,15 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     throttle: 'heavy',
     tags,
     summary: 'Train the corpus-lsa-v1 embedder anew from the documents and re-embed them all',
-    handler: async ({ params }) => ({ index: await engine().retrainEmbedder(params.name!) }),
+    handler: async ({ params, tenant }) => ({ index: await engine().retrainEmbedder(tenant, params.name!) }),
   });
   ctx.routes.add({
     method: 'DELETE',
     path: '/v1/indexes/:name',
     permission: 'index:admin',
     tags,
-    handler: async ({ params }) => {
-      await engine().delete(params.name!);
+    handler: async ({ params, tenant }) => {
+      await engine().delete(tenant, params.name!);
       return { deleted: params.name };
     },
   });
@@ -163,7 +110,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     accepts: ['application/json', 'application/x-ndjson'],
     bodyLimit: ctx.config.documentsBodyBytes,
     handler: async (request) => {
-      const index = engine().get(request.params.name!);
+      const index = engine().get(request.tenant, request.params.name!);
       const docs = await readDocuments(request);
       return index.upsert(docs);
     },
@@ -174,8 +121,8 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     permission: 'search:read',
     throttle: 'light',
     tags,
-    handler: ({ params }) => {
-      const index = engine().get(params.name!);
+    handler: ({ params, tenant }) => {
+      const index = engine().get(tenant, params.name!);
       const document = index.getDocument(params.id!);
       if (!document) throw new DocumentNotFoundError(index.name, params.id!);
       return { id: params.id, document };
@@ -186,8 +133,8 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     path: '/v1/indexes/:name/documents/:id',
     permission: 'search:write',
     tags,
-    handler: async ({ params }) => {
-      const index = engine().get(params.name!);
+    handler: async ({ params, tenant }) => {
+      const index = engine().get(tenant, params.name!);
       const deleted = await index.delete([params.id!]);
       if (deleted === 0) throw new DocumentNotFoundError(index.name, params.id!);
       return { deleted };
@@ -201,8 +148,8 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Delete documents by ids or by filter',
     body: deleteByQuerySchema,
-    handler: async ({ params, body }) => {
-      const index = engine().get(params.name!);
+    handler: async ({ params, body, tenant }) => {
+      const index = engine().get(tenant, params.name!);
       if ('ids' in body) return { deleted: await index.delete(body.ids.map(String)) };
       return { deleted: await index.delete(index.idsMatching(parseFilter(body.filter, index.record.mappings))) };
     },
@@ -214,34 +161,6 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Search an index',
     body: searchQuerySchema,
-    handler: async ({ params, body }) => {
-      const started = performance.now();
-      const index = engine().get(params.name!);
-      if (body.mode === 'geo' && !body.geo) {
-        throw new InputError('invalid_geo_query', 'Search mode "geo" needs "geo": {lat, lon, radius} or {boundingBox}.', { details: { path: 'geo' } });
-      }
-      if (body.projection && body.select) {
-        throw new InputError('invalid_projection', 'Use either "projection" or "select", not both.');
-      }
-      let vector = body.vector;
-      if ((body.mode === 'semantic' || body.mode === 'hybrid') && vector === undefined) {
-        const dims = index.record.settings.vectorDimensions;
-        if (!index.record.settings.autoEmbed || dims === undefined || !body.q?.trim()) {
-          throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
-        }
-        // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
-        vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus())!, body.q);
-      }
-      const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
-      const result =
-        body.mode === 'geo'
-          ? await searchGeo(index, ctx.kernels, { ...body, geo: body.geo!, filter })
-          : body.mode === 'semantic'
-          ? await searchSemantic(index, ctx.kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select, efSearch: body.efSearch, exact: body.exact })
-          : body.mode === 'hybrid'
-            ? await searchHybrid(index, ctx.kernels, { ...body, vector: vector!, filter })
-            : await searchKeyword(index, ctx.kernels, { ...body, filter });
-      return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
-    },
+    handler: async ({ params, body, tenant }) => runSearch(engine().get(tenant, params.name!), ctx.kernels, body),
   });
 }

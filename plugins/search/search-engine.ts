@@ -6,7 +6,14 @@ import type { StoreNamespace } from '../../runtime/store.js';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
 import { JobQueue } from './job-queue.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
-import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord } from './search-index.js';
+import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord, type WriteChange } from './search-index.js';
+import type { SearchEvents } from './service.js';
+
+/**
+ * Format of the search plugin's stored data. 2: the index catalogue is keyed by [tenant, name] and
+ * each record names its tenant (1, unrecorded, keyed it by name alone: it becomes tenant `default`'s).
+ */
+export const SEARCH_DATA_FORMAT = 2;
 
 /** The seed's IndexDefinition, with the statistics `GET /v1/indexes` promises. */
 export interface IndexDefinition {
@@ -39,9 +46,17 @@ export class DocumentNotFoundError extends NotFoundError {
   }
 }
 
-/** Every index of the deployment: the catalogue in LMDB and the live indexes over it. */
+export type { SearchIndex };
+
+const keyOf = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
+
+/**
+ * Every index of the deployment: the catalogue in LMDB and the live indexes over it. An index
+ * belongs to a tenant; every call names the tenant, and another tenant's index does not exist.
+ */
 export class SearchEngine {
   private readonly indexes = new Map<string, SearchIndex>();
+  private readonly listeners = new Map<keyof SearchEvents, Set<(payload: any) => void>>();
   private readonly dbs: IndexDatabases;
   private readonly store: StoreNamespace;
   private readonly kernels: () => KernelRunner;
@@ -51,6 +66,23 @@ export class SearchEngine {
   /** Called after every committed write to an index (the plugin schedules merges from it). */
   onWrite: (index: SearchIndex) => void = () => undefined;
 
+  on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(handler);
+    return () => set!.delete(handler);
+  }
+
+  private emit<K extends keyof SearchEvents>(event: K, payload: SearchEvents[K]): void {
+    for (const handler of this.listeners.get(event) ?? []) {
+      try {
+        handler(payload);
+      } catch (err) {
+        this.log.error({ err, event }, 'search event handler failed');
+      }
+    }
+  }
+
   constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger }) {
     this.store = deps.store;
     this.kernels = deps.kernels;
@@ -58,55 +90,94 @@ export class SearchEngine {
     this.dbs = openDatabases(deps.store);
   }
 
+  /**
+   * Bring a store written before tenancy to the current format: catalogue records keyed by name
+   * alone become tenant `default`'s, in one transaction, recorded only once it committed.
+   */
+  async migrate(): Promise<void> {
+    const stored = this.store.checkFormat(SEARCH_DATA_FORMAT);
+    if (stored === SEARCH_DATA_FORMAT) return;
+    const legacy = [...this.dbs.indexes.getRange()].filter(({ key }) => !Array.isArray(key));
+    if (legacy.length > 0) {
+      await this.store.transaction(() => {
+        for (const { key, value } of legacy) {
+          void this.dbs.indexes.remove(key as unknown as [string, string]);
+          void this.dbs.indexes.put(['default', value.name], { ...value, tenant: 'default' });
+        }
+      });
+      this.log.info({ indexes: legacy.length }, 'search catalogue migrated: indexes stored before tenancy belong to tenant "default"');
+    }
+    this.store.commitFormat(SEARCH_DATA_FORMAT);
+  }
+
   /** Open every stored index and load its segments into kernel memory. */
-  load(): void {
+  async load(): Promise<void> {
+    await this.migrate();
     for (const { value } of this.dbs.indexes.getRange()) {
       const index = this.open(value);
       index.load();
-      this.indexes.set(value.name, index);
+      this.indexes.set(keyOf(value.tenant, value.name), index);
     }
     this.log.info({ indexes: this.indexes.size }, 'search indexes loaded');
   }
 
   private open(record: IndexRecord): SearchIndex {
-    return new SearchIndex(record, { dbs: this.dbs, store: this.store, kernels: this.kernels, log: this.log, onWrite: (index) => this.onWrite(index), buildQueue: this.buildQueue });
+    return new SearchIndex(record, {
+      dbs: this.dbs,
+      store: this.store,
+      kernels: this.kernels,
+      log: this.log,
+      onWrite: (index, change: WriteChange) => {
+        this.onWrite(index);
+        this.emit('documents.written', { tenant: index.record.tenant, index: index.name, upserted: change.upserted, deleted: change.deleted });
+      },
+      buildQueue: this.buildQueue,
+    });
   }
 
-  list(): IndexDefinition[] {
-    return [...this.indexes.values()].sort((a, b) => a.name.localeCompare(b.name)).map(describe);
+  /** The tenant's indexes, by name. */
+  list(tenant: string): IndexDefinition[] {
+    return [...this.indexes.values()].filter((i) => i.record.tenant === tenant).sort((a, b) => a.name.localeCompare(b.name)).map(describe);
   }
 
-  get(name: string): SearchIndex {
-    const index = this.indexes.get(name);
+  /** Every index of every tenant (merges, metrics). */
+  all(): SearchIndex[] {
+    return [...this.indexes.values()];
+  }
+
+  get(tenant: string, name: string): SearchIndex {
+    const index = this.indexes.get(keyOf(tenant, name));
     if (!index) throw new IndexNotFoundError(name);
     return index;
   }
 
-  has(name: string): boolean {
-    return this.indexes.has(name);
+  has(tenant: string, name: string): boolean {
+    return this.indexes.has(keyOf(tenant, name));
   }
 
-  async create(input: CreateIndexInput): Promise<IndexDefinition> {
+  async create(tenant: string, input: CreateIndexInput): Promise<IndexDefinition> {
     const name = validateIndexName(input.name);
     checkAutoEmbed(input.settings);
-    if (this.indexes.has(name)) throw new ConflictError('index_exists', `Index "${name}" already exists.`, { details: { index: name } });
+    const key = keyOf(tenant, name);
+    if (this.indexes.has(key)) throw new ConflictError('index_exists', `Index "${name}" already exists.`, { details: { index: name } });
     const now = new Date().toISOString();
-    const record: IndexRecord = { name, uuid: randomUUID(), mappings: input.mappings, settings: input.settings, createdAt: now, updatedAt: now, nextSegment: 1 };
+    const record: IndexRecord = { tenant, name, uuid: randomUUID(), mappings: input.mappings, settings: input.settings, createdAt: now, updatedAt: now, nextSegment: 1 };
     // Claim the name before the write so two concurrent creates cannot both succeed.
     const index = this.open(record);
-    this.indexes.set(name, index);
+    this.indexes.set(key, index);
     try {
-      await this.dbs.indexes.put(name, record);
+      await this.dbs.indexes.put([tenant, name], record);
     } catch (err) {
-      this.indexes.delete(name);
+      this.indexes.delete(key);
       throw err;
     }
+    this.emit('index.created', { tenant, index: name });
     return describe(index);
   }
 
   /** Change settings and add mappings; a change that alters analysis re-indexes the documents. */
-  async patch(name: string, input: PatchIndexInput): Promise<{ index: IndexDefinition; reindexed: boolean }> {
-    const index = this.get(name);
+  async patch(tenant: string, name: string, input: PatchIndexInput): Promise<{ index: IndexDefinition; reindexed: boolean }> {
+    const index = this.get(tenant, name);
     const merged = input.mappings ? mergeMappings(index.record.mappings, input.mappings) : undefined;
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
     if (settings) checkAutoEmbed(settings.settings);
@@ -121,27 +192,31 @@ export class SearchEngine {
       settings: settings?.settings ?? index.record.settings,
       updatedAt: new Date().toISOString(),
     };
-    await this.dbs.indexes.put(name, record);
+    await this.dbs.indexes.put([tenant, name], record);
     index.record = record;
     // New mapped fields apply to documents already stored too, so they are re-read as well.
     const reindex = analysisChanged || (merged?.added.length ?? 0) > 0;
     if (reindex && index.docCount > 0) await index.reindex();
     // Graphs depend on the metric and their own parameters only; a re-index builds new ones anyway.
     else if (settings?.changed.some((k) => k === 'vectorIndex' || k === 'vectorMetric')) await index.resetGraphs();
-    return { index: describe(index), reindexed: reindex && index.docCount > 0 };
+    const reindexed = reindex && index.docCount > 0;
+    this.emit('index.changed', { tenant, index: name, reindexed });
+    return { index: describe(index), reindexed };
   }
 
   /** Train a corpus-lsa-v1 index's embedder anew from its documents and re-embed them all. */
-  async retrainEmbedder(name: string): Promise<IndexDefinition> {
-    const index = this.get(name);
+  async retrainEmbedder(tenant: string, name: string): Promise<IndexDefinition> {
+    const index = this.get(tenant, name);
     await index.retrainEmbedder();
+    this.emit('index.changed', { tenant, index: name, reindexed: true });
     return describe(index);
   }
 
-  async delete(name: string): Promise<void> {
-    const index = this.get(name);
-    this.indexes.delete(name);
+  async delete(tenant: string, name: string): Promise<void> {
+    const index = this.get(tenant, name);
+    this.indexes.delete(keyOf(tenant, name));
     await index.drop();
+    this.emit('index.dropped', { tenant, index: name });
   }
 
   close(): void {

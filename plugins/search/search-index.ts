@@ -22,6 +22,8 @@ import { JobQueue } from './job-queue.js';
 
 /** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
 export interface IndexRecord {
+  /** The tenant that owns the index; its name is unique within the tenant. */
+  tenant: string;
   name: string;
   uuid: string;
   mappings: Record<string, FieldMapping>;
@@ -75,7 +77,8 @@ export interface LoadedSegment {
 }
 
 export interface IndexDatabases {
-  indexes: Database<IndexRecord, string>;
+  /** The catalogue, keyed by [tenant, name]. */
+  indexes: Database<IndexRecord, [string, string]>;
   /** Sources as JSON bytes: JSON.stringify is native, and most readers want JSON anyway. */
   docs: Database<Buffer, [string, string]>;
   segments: Database<Record<string, unknown>, [string, number]>;
@@ -86,6 +89,12 @@ export interface IndexDatabases {
   embedderModels: Database<Buffer, string>;
 }
 
+/** What a committed write changed, for the engine's `documents.written` event. */
+export interface WriteChange {
+  upserted: string[];
+  deleted: string[];
+}
+
 export interface UpsertResult {
   indexed: number;
   ids: string[];
@@ -94,7 +103,7 @@ export interface UpsertResult {
 
 export function openDatabases(store: StoreNamespace): IndexDatabases {
   return {
-    indexes: store.db<IndexRecord, string>('indexes'),
+    indexes: store.db<IndexRecord, [string, string]>('indexes'),
     docs: store.db<Buffer, [string, string]>('docs', { encoding: 'binary' }),
     segments: store.db<Record<string, unknown>, [string, number]>('segments'),
     tombstones: store.db<Buffer, [string, number]>('tombstones'),
@@ -126,13 +135,13 @@ export class SearchIndex {
   private analyzerCache = new Map<string, Analyzer>();
   /** The corpus-lsa-v1 term model that made the stored vectors, if the index has been trained. */
   termModel?: CorpusLsaModel;
-  private readonly onWrite: (index: SearchIndex) => void;
+  private readonly onWrite: (index: SearchIndex, change: WriteChange) => void;
   /** Graph builds run on the engine's queue (one per kernel pool thread), in the order queued. */
   private readonly buildQueue: JobQueue;
   /** This index's builds not yet finished. */
   private readonly pendingBuilds = new Set<Promise<void>>();
 
-  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex) => void; buildQueue?: JobQueue }) {
+  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex, change: WriteChange) => void; buildQueue?: JobQueue }) {
     this.record = record;
     this.buildQueue = deps.buildQueue ?? new JobQueue(() => 1);
     this.onWrite = deps.onWrite ?? (() => undefined);
@@ -462,7 +471,7 @@ export class SearchIndex {
         void this.dbs.segments.put([uuid, segId], encodeSegment(data));
         for (const [id, set] of changed) void this.dbs.tombstones.put([uuid, id], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
         for (const a of accepted) void this.dbs.docs.put([uuid, a.doc.id], Buffer.from(JSON.stringify(a.source)));
-        void this.dbs.indexes.put(record.name, record);
+        void this.dbs.indexes.put([record.tenant, record.name], record);
       });
 
       this.record = record;
@@ -472,8 +481,9 @@ export class SearchIndex {
         ...this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s)),
         loaded,
       ];
-      this.onWrite(this);
-      return { indexed: accepted.length, ids: accepted.map((a) => a.doc.id), errors };
+      const ids = accepted.map((a) => a.doc.id);
+      this.onWrite(this, { upserted: ids, deleted: [] });
+      return { indexed: accepted.length, ids, errors };
     });
   }
 
@@ -498,11 +508,12 @@ export class SearchIndex {
       await this.store.transaction(() => {
         for (const id of existing) void this.dbs.docs.remove([uuid, id]);
         for (const [segId, set] of changed) void this.dbs.tombstones.put([uuid, segId], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
-        void this.dbs.indexes.put(record.name, record);
+        void this.dbs.indexes.put([record.tenant, record.name], record);
       });
       this.record = record;
       for (const id of existing) this.locations.delete(id);
       this.segments = this.segments.map((s) => (changed.has(s.id) ? { ...s, deleted: changed.get(s.id)!, deletedCount: popcount(changed.get(s.id)!) } : s));
+      this.onWrite(this, { upserted: [], deleted: existing });
       return existing.length;
     });
   }
@@ -597,7 +608,7 @@ export class SearchIndex {
         void this.dbs.graphs.remove([uuid, seg.id]);
       }
       if (data.docCount > 0) void this.dbs.segments.put([uuid, segId], encodeSegment(data));
-      void this.dbs.indexes.put(record.name, record);
+      void this.dbs.indexes.put([record.tenant, record.name], record);
     });
     this.record = record;
     const gone = new Set(selected.map((s) => s.id));
@@ -621,7 +632,7 @@ export class SearchIndex {
           void this.dbs.tombstones.remove([uuid, seg.id]);
           void this.dbs.graphs.remove([uuid, seg.id]);
         }
-        void this.dbs.indexes.remove(this.record.name);
+        void this.dbs.indexes.remove([this.record.tenant, this.record.name]);
         void this.dbs.embedderModels.remove(uuid);
       });
       for (const seg of this.segments) this.release(seg);

@@ -94,9 +94,9 @@ describe('builtin embedder versions', () => {
     await postJson(`${base}/legacy/documents`, [{ id: 'layer', title: text }, { id: 'soup', title: 'Tomato soup with basil' }]);
     await t.stop();
     const store = Store.open(dataDir);
-    const indexes = store.namespace('search').db<{ settings: { embedder: Record<string, unknown> } }, string>('indexes');
-    const record = indexes.get('legacy')!;
-    await indexes.put('legacy', { ...record, settings: { ...record.settings, embedder: { type: 'builtin' } } });
+    const indexes = store.namespace('search').db<{ settings: { embedder: Record<string, unknown> } }, [string, string]>('indexes');
+    const record = indexes.get(['default', 'legacy'])!;
+    await indexes.put(['default', 'legacy'], { ...record, settings: { ...record.settings, embedder: { type: 'builtin' } } });
     await store.close();
     t = await createTestApp(manifest, { dataDir });
     base = `${t.url()}/v1/indexes`;

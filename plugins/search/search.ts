@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import type { KernelRunner } from '../../kernels/src/index.js';
+import { InputError } from '../../runtime/errors.js';
+import { embedderFor, embedQueryText } from './embedder.js';
+import { parseFilter } from './filter.js';
+import type { SearchIndex } from './search-index.js';
+import { searchGeo } from './search-geo.js';
+import { searchKeyword } from './search-keyword.js';
+import { searchHybrid, searchSemantic } from './search-vector.js';
+
+const sortSchema = z
+  .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
+  .transform((items) =>
+    items.flatMap((item) =>
+      typeof item === 'string'
+        ? [{ field: item.replace(/:(asc|desc)$/, ''), order: item.endsWith(':desc') ? ('desc' as const) : ('asc' as const) }]
+        : Object.entries(item).map(([field, order]) => ({ field, order })),
+    ),
+  );
+
+/** SearchQuery of seed 000, plus `from`, `sort` and `filter`. Unknown keys are errors. */
+export const searchQuerySchema = z.strictObject({
+  q: z.string().max(10_000).optional(),
+  fields: z.array(z.string().min(1)).optional(),
+  mode: z.enum(['keyword', 'semantic', 'hybrid', 'geo']).default('keyword'),
+  operator: z.enum(['AND', 'OR']).optional(),
+  minimumShouldMatch: z.union([z.string(), z.number().int()]).optional(),
+  highlight: z.boolean().default(true),
+  size: z.number().int().min(0).max(1000).default(10),
+  from: z.number().int().min(0).max(100_000).default(0),
+  sort: sortSchema.optional(),
+  projection: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).optional(),
+  select: z.array(z.string().min(1)).optional(),
+  filter: z.unknown().optional(),
+  /** Query vector for `semantic` and `hybrid` (vectorDimensions finite numbers). */
+  vector: z.array(z.number()).max(4096).optional(),
+  rrfK: z.number().min(0).default(60),
+  windowSize: z.number().int().min(1).max(1000).default(100),
+  semanticRatio: z.number().min(0).max(1).default(0.5),
+  explain: z.boolean().default(false),
+  /** Beam width of the HNSW search on indexes with `vectorIndex: hnsw` (default: the index's efSearch). */
+  efSearch: z.number().int().min(1).max(10_000).optional(),
+  /** Scan every vector even on an index with graphs (exact answers, for checking recall). */
+  exact: z.boolean().default(false),
+  /** mode geo: {field?, lat, lon, radius} or {field?, boundingBox: {topLeft, bottomRight}}. */
+  geo: z
+    .strictObject({
+      field: z.string().optional(),
+      lat: z.number().optional(),
+      lon: z.number().optional(),
+      radius: z.union([z.string(), z.number()]).optional(),
+      boundingBox: z.strictObject({ topLeft: z.strictObject({ lat: z.number(), lon: z.number() }), bottomRight: z.strictObject({ lat: z.number(), lon: z.number() }) }).optional(),
+    })
+    .optional(),
+});
+
+export type SearchBody = z.output<typeof searchQuerySchema>;
+
+/**
+ * One search, as `POST /v1/indexes/{name}/search` and the search service run it: checks that need
+ * the index, the query vector (given, or embedded from `q` by the index's embedder), the filter,
+ * then the verb of the mode. Answers seed 000's SearchResult.
+ */
+export async function runSearch(index: SearchIndex, kernels: KernelRunner, body: SearchBody): Promise<{ ok: true; total: number; tookMs: number; hits: unknown[] }> {
+  const started = performance.now();
+  if (body.mode === 'geo' && !body.geo) {
+    throw new InputError('invalid_geo_query', 'Search mode "geo" needs "geo": {lat, lon, radius} or {boundingBox}.', { details: { path: 'geo' } });
+  }
+  if (body.projection && body.select) {
+    throw new InputError('invalid_projection', 'Use either "projection" or "select", not both.');
+  }
+  let vector = body.vector;
+  if ((body.mode === 'semantic' || body.mode === 'hybrid') && vector === undefined) {
+    const dims = index.record.settings.vectorDimensions;
+    if (!index.record.settings.autoEmbed || dims === undefined || !body.q?.trim()) {
+      throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
+    }
+    // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
+    vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus())!, body.q);
+  }
+  const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
+  const result =
+    body.mode === 'geo'
+      ? await searchGeo(index, kernels, { ...body, geo: body.geo!, filter })
+      : body.mode === 'semantic'
+        ? await searchSemantic(index, kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select, efSearch: body.efSearch, exact: body.exact })
+        : body.mode === 'hybrid'
+          ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter })
+          : await searchKeyword(index, kernels, { ...body, filter });
+  return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
+}
