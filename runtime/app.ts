@@ -7,6 +7,7 @@ import { TesseraError, isTesseraError } from './errors.js';
 import { openEventsDb, PersistedEventLog } from './events/event-log.js';
 import { healthBody } from './health.js';
 import { JobMetrics } from './jobs/job-metrics.js';
+import { createOutboundClient, type OutboundClient } from './outbound/outbound-client.js';
 import { JobStore } from './jobs/job-store.js';
 import { PluginJobRunner } from './jobs/plugin-jobs.js';
 import { HttpListener, ListenerError } from './listener.js';
@@ -65,6 +66,7 @@ export class App {
   private jobStore?: JobStore;
   private jobMetrics?: JobMetrics;
   private setupDone = false;
+  private outbound?: OutboundClient & { close(): Promise<void> };
   private state: AppState = 'created';
   private readonly startedAt = Date.now();
 
@@ -122,6 +124,7 @@ export class App {
     this.permissions.add('runtime', runtimePermissions);
     for (const listener of this.listeners) this.mountRuntimeRoutes(listener);
     const eventsDb = openEventsDb(this.runtimeStore);
+    this.outbound = createOutboundClient(this.manifest.egress, `Tessera/${runtimeVersion}`);
     const settings = this.manifest.jobs;
 
     const byName = new Map<string, PluginRuntime>();
@@ -263,6 +266,7 @@ export class App {
       metrics: this.metrics,
       events: runtime.events,
       jobs: runtime.jobs.view(),
+      outbound: this.outbound!,
       tasks: runtime.tasks,
       auth: {
         setAuthenticator: (fn: Authenticator) => {
@@ -457,6 +461,7 @@ export class App {
       if (!finished) this.log.error({ plugin: name, timeoutMs: limit }, 'plugin did not stop in time');
     }
     for (const runtime of this.plugins) runtime.events.close();
+    await this.outbound?.close();
     if (this.kernelRunner) {
       await this.kernelRunner.close();
       this.kernelRunner = undefined;

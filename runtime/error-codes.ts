@@ -15,6 +15,7 @@ export const httpErrorCodes: ErrorCodeDoc[] = [
   { code: 'missing_api_key', status: 401, when: 'The route needs a credential and none was sent (`x-api-key` or `Authorization: Bearer`).' },
   { code: 'invalid_api_key', status: 401, when: 'The credential is unknown, expired or revoked (the answer does not say which).' },
   { code: 'permission_denied', status: 403, when: 'The credential lacks the permission the route declares; `details.permission` names it.' },
+  { code: 'egress_denied', status: 403, when: 'An outbound call to a destination an API caller chose (a crawl seed, a webhook, a remote image) was refused by the egress policy: not http(s), credentials in the URL, a loopback/private/link-local address (checked after DNS and on every redirect), or too many redirects; `details.reason` says which.' },
   { code: 'route_not_found', status: 404, when: 'No route on this listener matches the path.' },
   { code: 'method_not_allowed', status: 405, when: 'The path exists with other methods; the `Allow` header lists them.' },
   { code: 'body_too_large', status: 413, when: 'The body exceeds the route or listener limit; detected from `Content-Length` or while streaming, before the body is read whole.' },
@@ -23,6 +24,9 @@ export const httpErrorCodes: ErrorCodeDoc[] = [
   { code: 'job_not_found', status: 404, when: 'No job with that id (in the caller\'s tenant).' },
   { code: 'throttled', status: 429, when: 'The route\'s throttle tier has no free slot and a full queue; retry after `Retry-After` seconds.' },
   { code: 'client_closed_request', status: 499, when: 'Logged only: the client left while its request waited for a throttle slot, so the work was skipped (nginx\'s 499).' },
+  { code: 'upstream_unreachable', status: 502, when: 'An outbound call could not connect or was cut (DNS failure, refused connection).' },
+  { code: 'upstream_too_large', status: 502, when: 'An outbound call answered more than its byte limit.' },
+  { code: 'upstream_timeout', status: 504, when: 'An outbound call did not finish within its time limit.' },
   { code: 'internal_error', status: 500, when: 'An unexpected failure; `details.requestId` matches the logged stack trace. No stack reaches the client.' },
   { code: 'shutting_down', status: 503, when: 'The process is draining after SIGTERM/SIGINT and accepts no new work.' },
 ];

@@ -29,6 +29,13 @@ export const defaultEvents = {
   maxEvents: 100_000,
 } as const;
 
+export const defaultEgress = {
+  allowPrivate: false,
+  timeoutMs: 30_000,
+  maxRedirects: 5,
+  maxBytes: 50 * 1024 * 1024,
+} as const;
+
 export const defaultLimits = {
   bodyBytes: 1_048_576,
   shutdownTimeoutMs: 10_000,
@@ -101,6 +108,17 @@ export const manifestSchema = z
       .strict()
       .optional()
       .describe("Each plugin's persisted event log (ctx.events); a plugin may set its own retention."),
+    egress: z
+      .object({
+        allowPrivate: z.boolean().optional().describe('Let API callers\' destinations (crawl seeds, webhooks, remote images) be loopback, private or link-local addresses; default false. Endpoints written in the manifest (embedding and model servers) are always allowed.'),
+        allowHosts: z.array(z.string().min(1)).optional().describe('Destinations allowed whatever their address: host, host:port, *.example.com, an IP or a CIDR range.'),
+        timeoutMs: z.number().int().min(1).optional().describe(`Limit of one outbound call, headers and body; default ${defaultEgress.timeoutMs}.`),
+        maxRedirects: z.number().int().min(0).max(20).optional().describe(`Redirects followed, each checked like the first URL; default ${defaultEgress.maxRedirects}.`),
+        maxBytes: z.number().int().min(1).optional().describe(`Largest response body read; default ${defaultEgress.maxBytes}.`),
+      })
+      .strict()
+      .optional()
+      .describe('Policy of calls leaving the process (ctx.outbound).'),
     auth: z
       .object({
         provider: z.string().min(1).describe('The plugin that authenticates requests, e.g. "rbac".'),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { TesseraError, type FieldIssue } from './errors.js';
 import {
+  defaultEgress,
   defaultEvents,
   defaultJobs,
   defaultLimits,
@@ -40,6 +41,8 @@ export interface ResolvedManifest {
   jobs: { concurrency: number; retentionMs: number; maxFinished: number; cancelWaitMs: number };
   /** Default retention of every plugin's event log. */
   events: { maxAgeMs: number; maxEvents: number };
+  /** Policy and limits of outbound calls (ctx.outbound). */
+  egress: { allowPrivate: boolean; allowHosts: string[]; timeoutMs: number; maxRedirects: number; maxBytes: number };
   auth?: { provider: string };
 }
 
@@ -167,6 +170,13 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
     events: {
       maxAgeMs: (data.events?.retentionDays ?? defaultEvents.retentionDays) * 86_400_000,
       maxEvents: data.events?.maxEvents ?? defaultEvents.maxEvents,
+    },
+    egress: {
+      allowPrivate: data.egress?.allowPrivate ?? defaultEgress.allowPrivate,
+      allowHosts: data.egress?.allowHosts ?? [],
+      timeoutMs: data.egress?.timeoutMs ?? defaultEgress.timeoutMs,
+      maxRedirects: data.egress?.maxRedirects ?? defaultEgress.maxRedirects,
+      maxBytes: data.egress?.maxBytes ?? defaultEgress.maxBytes,
     },
     auth: data.auth,
   };

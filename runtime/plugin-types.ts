@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { ErrorSpec, ErrorTable } from './define-errors.js';
 import type { EventLog } from './events/event-types.js';
 import type { JobsService } from './jobs/job-types.js';
+import type { OutboundClient } from './outbound/outbound-client.js';
 import type { PluginMetrics } from './metrics.js';
 import type { PermissionInfo } from './permissions.js';
 import type { ThrottleTier } from './manifest-schema.js';
@@ -176,6 +177,11 @@ export interface PluginContext<Options = Record<string, never>> {
   events: EventLog<any>;
   /** Durable jobs and schedules (runtime/jobs): persisted, retried, resumed after a restart. */
   jobs: PluginJobs;
+  /**
+   * The HTTP client for calls leaving the process. Destinations chosen by API callers go through the
+   * deployment's egress policy (`trusted: true` for endpoints the operator wrote in the manifest).
+   */
+  outbound: OutboundClient;
   /**
    * Plain background loops that stop on shutdown and keep no record: prefer `jobs`, which persist,
    * retry and show progress. Kept for work that is derived and redone at start anyway.

@@ -26,6 +26,8 @@ export { JobNotFoundError } from './jobs/plugin-jobs.js';
 export { defineErrors, formatTemplate, type ErrorFactory, type ErrorSpec, type ErrorTable, type TemplateParams } from './define-errors.js';
 export { permissionNamePattern, type PermissionInfo } from './permissions.js';
 export { sortableId } from './sortable-id.js';
+export { EgressDeniedError, type OutboundClient, type OutboundRequestInit, type OutboundResponse } from './outbound/outbound-client.js';
+export type { EgressPolicy } from './outbound/egress-policy.js';
 export type { ErrorCodeDoc } from './error-codes.js';
 export type { PluginMetrics } from './metrics.js';
 export type { StoreNamespace } from './store.js';
