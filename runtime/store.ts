@@ -1,6 +1,7 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
+import { DataDirLock } from './data-dir-lock.js';
 import { TesseraError } from './errors.js';
 import { TenantStore } from './tenant-store.js';
 
@@ -35,10 +36,12 @@ export class Store {
   readonly file: string;
   readonly root: RootDatabase;
   private readonly meta: Database<unknown, string>;
+  private readonly lock: DataDirLock | undefined;
   private closed = false;
 
-  private constructor(dir: string, root: RootDatabase) {
+  private constructor(dir: string, root: RootDatabase, lock: DataDirLock | undefined) {
     this.dir = dir;
+    this.lock = lock;
     this.file = path.join(dir, FILE_NAME);
     this.root = root;
     this.meta = root.openDB<unknown, string>({ name: META_DB });
@@ -46,8 +49,9 @@ export class Store {
 
   static open(dir: string, options: StoreOptions = {}): Store {
     let root: RootDatabase;
+    // A writer holds the directory's lock for as long as the store is open (store_locked otherwise).
+    const lock = options.readOnly ? undefined : DataDirLock.acquire(dir);
     try {
-      if (!options.readOnly) mkdirSync(dir, { recursive: true });
       root = open({
         path: path.join(dir, FILE_NAME),
         maxDbs: options.maxDbs ?? 512,
@@ -57,10 +61,16 @@ export class Store {
         // `flushed`. Never noSync.
       });
     } catch (cause) {
+      lock?.release();
       throw new StoreError('store_open_failed', `Cannot open the LMDB store in ${dir}: ${(cause as Error).message}`, cause);
     }
-    const store = new Store(dir, root);
-    store.checkFormat(options.readOnly ?? false);
+    const store = new Store(dir, root, lock);
+    try {
+      store.checkFormat(options.readOnly ?? false);
+    } catch (err) {
+      lock?.release();
+      throw err;
+    }
     return store;
   }
 
@@ -99,8 +109,12 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.root.flushed;
-    await this.root.close();
+    try {
+      await this.root.flushed;
+      await this.root.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
