@@ -9,6 +9,12 @@ const tierSchema = z
   .object({
     concurrency: z.number().int().min(1).describe('Requests of this tier served at once.'),
     queue: z.number().int().min(0).describe('Requests allowed to wait for a slot; beyond it the answer is 429.'),
+    maxWaitMs: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Longest a request waits in the queue for a slot before it is answered 429; default 10000.'),
   })
   .strict();
 

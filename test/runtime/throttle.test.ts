@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Throttle } from '../../runtime/throttle.js';
 import { createTestApp, json, type TestApp } from '../helpers/app.js';
@@ -15,6 +16,50 @@ describe('Throttle', () => {
     expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 0 });
     throttle.release('light');
     expect(throttle.stats('light')).toMatchObject({ active: 0, queued: 0 });
+  });
+});
+
+describe('Throttle queue', () => {
+  const tiers = (maxWaitMs?: number) => ({
+    light: { concurrency: 1, queue: 4, ...(maxWaitMs ? { maxWaitMs } : {}) },
+    standard: { concurrency: 1, queue: 0 },
+    heavy: { concurrency: 1, queue: 0 },
+  });
+
+  it('lets a request whose client went away leave the queue without a slot', async () => {
+    const throttle = new Throttle(tiers());
+    throttle.acquire('light');
+    const client = new AbortController();
+    const waiting = throttle.acquire('light', client.signal)!;
+    const behind = throttle.acquire('light')!;
+    expect(throttle.stats('light').queued).toBe(2);
+    client.abort();
+    expect(await waiting).toBe(false);
+    expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 1 });
+    throttle.release('light');
+    expect(await behind).toBe(true);
+    expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 0 });
+  });
+
+  it('refuses with 429 a request that waited longer than maxWaitMs', async () => {
+    const throttle = new Throttle(tiers(50));
+    throttle.acquire('light');
+    await expect(throttle.acquire('light')).rejects.toMatchObject({ code: 'throttled', status: 429, details: { tier: 'light', waitedMs: 50 } });
+    expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 0 });
+  });
+
+  it('wakes the next waiter from a macrotask, never inside the releasing continuation', async () => {
+    const throttle = new Throttle(tiers());
+    throttle.acquire('light');
+    const order: string[] = [];
+    void (throttle.acquire('light') as Promise<boolean>).then(() => order.push('granted'));
+    throttle.release('light');
+    await Promise.resolve();
+    await Promise.resolve();
+    order.push('microtasks done');
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['microtasks done', 'granted']);
   });
 });
 
@@ -51,5 +96,53 @@ describe('throttling over HTTP', () => {
     expect(health.status).toBe(200);
     const after = await Promise.all(Array.from({ length: 5 }, () => fetch(`${t.url()}/slow?ms=10`)));
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+  });
+});
+
+describe('CPU-bound requests and the event loop', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      listeners: [{ name: 'main', port: 0, plugins: ['kitchen'] }],
+      plugins: { kitchen: { module: './plugins/kitchen/index.js' } },
+      limits: { throttle: { heavy: { concurrency: 2, queue: 20 } } },
+    });
+  });
+  afterAll(() => t.stop());
+
+  it('answers /health between queued main-thread requests, not after all of them', async () => {
+    // The probe lives in another process (this one's event loop is the server's, busy burning) and
+    // holds its connection open beforehand, as a load balancer's health checker does.
+    const { port } = new URL(t.url());
+    const probe = spawn(process.execPath, [
+      '-e',
+      `const s = require('node:net').connect(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
+       process.stdin.once('data', () => s.write('GET /health HTTP/1.1\\r\\nHost: probe\\r\\n\\r\\n'));
+       s.once('data', (d) => process.exit(String(d).startsWith('HTTP/1.1 200') ? 0 : 1));`,
+    ]);
+    const probed = new Promise<number | null>((resolve) => probe.on('exit', resolve));
+    await new Promise((resolve) => probe.stdout.once('data', resolve));
+    const burns = Array.from({ length: 16 }, () => fetch(`${t.url()}/burn?ms=150`).then((r) => r.status));
+    setTimeout(() => probe.stdin.write('go\n'), 200);
+    expect(await Promise.all(burns)).toEqual(Array(16).fill(200));
+    expect(await probed).toBe(0);
+    // In the server's own order of answers, the probe came before most of the burns finished.
+    const answered = t.logs.filter((l) => l.msg === 'request').map((l) => l.route);
+    const burnsAfter = answered.slice(answered.lastIndexOf('/health')).filter((r) => r === '/burn').length;
+    expect(burnsAfter).toBeGreaterThanOrEqual(8);
+  });
+
+  it('does no work for queued requests whose clients have gone', async () => {
+    const before = (await json(await fetch(`${t.url()}/burned`))).burned as number;
+    const clients = Array.from({ length: 6 }, () => new AbortController());
+    const requests = clients.map((c) => fetch(`${t.url()}/burn?ms=200`, { signal: c.signal }).then((r) => r.status, () => 'aborted'));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    for (const c of clients.slice(2)) c.abort();
+    const outcomes = await Promise.all(requests);
+    expect(outcomes.slice(0, 2)).toEqual([200, 200]);
+    // Let anything the server still had run, then count the runs.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = (await json(await fetch(`${t.url()}/burned`))).burned as number;
+    expect(after - before).toBe(2);
   });
 });
