@@ -3,7 +3,8 @@ import { definePlugin, NotFoundError } from '../../runtime/plugin.js';
 import { SEARCH_SERVICE } from '../search/index.js';
 import { BulkResult } from './bulk-result.js';
 import { BulkWriter } from './bulk-writer.js';
-import { lines } from './lines.js';
+import type { Line } from './lines.js';
+import { runBulkStream } from './stream.js';
 
 const optionsSchema = z.strictObject({
   /** Documents applied per batch (one segment each). @default 2000 */
@@ -30,7 +31,7 @@ export default definePlugin({
   dependsOn: [{ name: 'search', version: '^0.1.0' }],
   options: optionsSchema,
   errorCodes: [
-    { code: 'line_too_long', status: 400, when: 'A bulk line is longer than `maxLineBytes`; the stream stops there (lines before it are applied).' },
+    { code: 'line_too_long', status: 400, when: 'A bulk line is longer than `maxLineBytes`; the stream stops there. The lines before it are applied, and `details` carries their results (`linesRead`, `indexed`, `deleted`, `failed`, `errors`).' },
     { code: 'document_exists', status: 409, when: 'Per line, in `errors[]`: a `create` action names an id that already exists.' },
     { code: 'invalid_action', status: 400, when: 'Per line, in `errors[]`: a `/v1/bulk` action line is not `{"index"|"create"|"delete": {...}}`, names no index, or is followed by no document.' },
   ],
@@ -53,9 +54,10 @@ export default definePlugin({
         const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
         const defaultIndex = typeof request.query === 'object' && request.query && 'index' in request.query ? String((request.query as { index: unknown }).index) : undefined;
         let pending: { index: string; id?: string; line: number; create: boolean; skip?: boolean } | undefined;
-        try {
-        for await (const line of lines(request.stream(), ctx.config.maxLineBytes)) {
-          if (line.text.trim() === '') continue;
+        let lastLine = 0;
+        const onLine = async (line: Line): Promise<void> => {
+          lastLine = line.number;
+          if (line.text.trim() === '') return;
           let parsed: unknown;
           try {
             parsed = JSON.parse(line.text);
@@ -63,12 +65,12 @@ export default definePlugin({
             result.fail({ line: line.number, code: 'invalid_json', message: `Line ${line.number} is not valid JSON: ${(err as Error).message}` });
             // A broken document line must not be read as the next action.
             pending = undefined;
-            continue;
+            return;
           }
           if (pending?.skip) {
             // The document of an action already reported as invalid: one failure per pair.
             pending = undefined;
-            continue;
+            return;
           }
           if (pending) {
             const doc = parsed && typeof parsed === 'object' && !Array.isArray(parsed) && pending.id !== undefined ? { ...(parsed as object), id: pending.id } : parsed;
@@ -79,30 +81,32 @@ export default definePlugin({
               await writer.add(pending.index, line.number, doc);
             }
             pending = undefined;
-            continue;
+            return;
           }
           const action = actionSchema.safeParse(parsed);
           if (!action.success) {
             result.fail({ line: line.number, code: 'invalid_action', message: `Line ${line.number}: expected an action line such as {"index":{"_index":"books","_id":"1"}}.` });
-            continue;
+            return;
           }
           const [kind, meta] = Object.entries(action.data)[0] as ['index' | 'create' | 'delete', { _index?: string; _id?: string | number }];
           const index = meta._index ?? defaultIndex;
           if (!index) {
             result.fail({ line: line.number, code: 'invalid_action', message: `Line ${line.number}: the action names no "_index" and the request has no ?index=.` });
             if (kind !== 'delete') pending = { index: '', line: line.number, create: false, skip: true };
-            continue;
+            return;
           }
           const id = meta._id === undefined ? undefined : String(meta._id);
           if (kind === 'delete') await writer.remove(index, line.number, id!);
           else pending = { index, ...(id !== undefined ? { id } : {}), line: line.number, create: kind === 'create' };
+        };
+        // An action line still waiting for its document is not settled.
+        const settled = (): number => (pending && !pending.skip ? pending.line - 1 : lastLine);
+        const answer = await runBulkStream(request, ctx.config.maxLineBytes, result, writer, onLine, settled, started);
+        if (pending && !pending.skip) {
+          result.fail({ line: pending.line, index: pending.index, code: 'invalid_action', message: `Line ${pending.line}: the action is not followed by a document.` });
+          return result.toJSON(Math.round(performance.now() - started));
         }
-        if (pending && !pending.skip) result.fail({ line: pending.line, index: pending.index, code: 'invalid_action', message: `Line ${pending.line}: the action is not followed by a document.` });
-        } finally {
-          // Lines accepted before a stream error (line_too_long, a dropped connection) are applied.
-          await writer.flush();
-        }
-        return result.toJSON(Math.round(performance.now() - started));
+        return answer;
       },
     });
 
@@ -121,22 +125,20 @@ export default definePlugin({
         if (search.get(request.tenant, index) === undefined) throw new NotFoundError('index_not_found', `Index "${index}" does not exist.`, { details: { index } });
         const result = new BulkResult(ctx.config.maxErrors);
         const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
-        try {
-        for await (const line of lines(request.stream(), ctx.config.maxLineBytes)) {
-          if (line.text.trim() === '') continue;
+        let lastLine = 0;
+        const onLine = async (line: Line): Promise<void> => {
+          lastLine = line.number;
+          if (line.text.trim() === '') return;
           let doc: unknown;
           try {
             doc = JSON.parse(line.text);
           } catch (err) {
             result.fail({ line: line.number, index, code: 'invalid_json', message: `Line ${line.number} is not valid JSON: ${(err as Error).message}` });
-            continue;
+            return;
           }
           await writer.add(index, line.number, doc);
-        }
-        } finally {
-          await writer.flush();
-        }
-        return result.toJSON(Math.round(performance.now() - started));
+        };
+        return runBulkStream(request, ctx.config.maxLineBytes, result, writer, onLine, () => lastLine, started);
       },
     });
   },

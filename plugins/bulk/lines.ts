@@ -7,8 +7,9 @@ export interface Line {
 }
 
 export class LineTooLongError extends InputError {
-  constructor(line: number, limit: number) {
-    super('line_too_long', `Line ${line} is longer than ${limit} bytes.`, { details: { line, limit } });
+  declare readonly details: { line: number; limit: number } & Record<string, unknown>;
+  constructor(line: number, limit: number, applied: Record<string, unknown> = {}) {
+    super('line_too_long', `Line ${line} is longer than ${limit} bytes; the lines before it are applied.`, { details: { line, limit, ...applied } });
   }
 }
 

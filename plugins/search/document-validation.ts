@@ -233,6 +233,9 @@ export function prepareDocument(raw: unknown, mappings: Record<string, FieldMapp
     else if (typeof raw.id === 'number' && Number.isFinite(raw.id)) id = String(raw.id);
     else return fail('invalid_document_id', `id must be a string or a finite number, got ${describe(raw.id)}`, 'id');
     if (id === '') return fail('invalid_document_id', 'id must not be empty', 'id');
+    // Browsers, fetch() and proxies remove dot segments from paths: such a document could never be
+    // read or deleted by id through them.
+    if (id === '.' || id === '..') return fail('invalid_document_id', `id must not be "${id}" (a dot segment in URLs)`, 'id');
     if (Buffer.byteLength(id, 'utf8') > maxIdBytes) return fail('invalid_document_id', `id is longer than ${maxIdBytes} bytes in UTF-8`, 'id');
     source.id = id;
   }

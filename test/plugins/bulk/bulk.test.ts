@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, json, type TestApp } from '../../helpers/app.js';
+import { rmSync } from 'node:fs';
+import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 
 const ndjson = (lines: unknown[]): string => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
 
@@ -89,11 +90,58 @@ describe('bulk plugin', () => {
     expect(doc.document.title).toBe('first');
   });
 
-  it('applies the lines before a line that is too long, then answers line_too_long', async () => {
+  it('applies the lines before a line that is too long, then answers line_too_long with their results', async () => {
     const long = JSON.stringify({ id: 'huge', title: 'y'.repeat(20_000) });
-    const res = await post(`${search.replace(t.url('search'), bulk)}/books/bulk`, ndjson([{ id: 'before', title: 'applied first' }, long]));
+    const res = await post(`${search.replace(t.url('search'), bulk)}/books/bulk`, ndjson([{ id: 'before', title: 'applied first' }, { id: 'bad', year: 'x' }, long]));
     expect(res.status).toBe(400);
-    expect((await json(res)).error.code).toBe('line_too_long');
+    const error = (await json(res)).error;
+    expect(error).toMatchObject({ code: 'line_too_long', details: { line: 3, limit: 16_384, linesRead: 2, indexed: 1, failed: 1, errors: [{ line: 2, code: 'validation_failed' }] } });
     expect((await fetch(`${search}/books/documents/before`)).status).toBe(200);
+  });
+});
+
+describe('bulk stream during shutdown', () => {
+  it('stops at a line boundary, writes what it read and answers 503 interrupted with linesRead, within the drain', async () => {
+    const dataDir = tempDir();
+    const manifest = {
+      listeners: [
+        { name: 'search', port: 0, plugins: ['search'] },
+        { name: 'bulk', port: 0, plugins: ['bulk'] },
+      ],
+      plugins: { search: {}, bulk: { options: { batchDocs: 50 } } },
+      limits: { shutdownTimeoutMs: 5000 },
+    };
+    const t = await createTestApp(manifest, { dataDir });
+    await postJson(`${t.url('search')}/v1/indexes`, { name: 'stream', mappings: { title: { type: 'text' } } });
+    // A client that keeps sending: 120 documents now, then nothing more until the server stops.
+    const encoder = new TextEncoder();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= 120) return new Promise(() => {});
+        const chunk = Array.from({ length: 30 }, () => JSON.stringify({ id: `d${++sent}`, title: `document ${sent}` })).join('\n') + '\n';
+        controller.enqueue(encoder.encode(chunk));
+      },
+    });
+    const answer = fetch(`${t.url('bulk')}/v1/indexes/stream/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body, duplex: 'half' } as RequestInit);
+    while (sent < 120) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopping = Date.now();
+    const stopped = t.app.stop();
+    const res = await answer;
+    expect(res.status).toBe(503);
+    const error = (await json(res)).error;
+    expect(error).toMatchObject({ code: 'shutting_down', details: { interrupted: true, linesRead: 120, indexed: 120, failed: 0 } });
+    await stopped;
+    expect(Date.now() - stopping).toBeLessThan(5000);
+
+    const again = await createTestApp(manifest, { dataDir });
+    try {
+      const found = await json(await postJson(`${again.url('search')}/v1/indexes/stream/search`, { q: 'document', size: 1 }));
+      expect(found.total).toBe(120);
+    } finally {
+      await again.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
