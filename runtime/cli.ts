@@ -40,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    process.stderr.write(`tessera: ${(err as Error).message}\n\n${usage}\n`);
+    process.stderr.write(`tessera: ${usageError(err as NodeJS.ErrnoException)}\n\n${usage}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -111,4 +111,16 @@ function reportFatal(log: ReturnType<typeof createLogger>, err: unknown): void {
   log.flush();
   // The log may go to a collector; the person at the terminal still needs the reason.
   process.stderr.write(`tessera: ${code}: ${message}\n`);
+}
+
+/** parseArgs' own messages suggest `-- "--x` with an unbalanced quote; ours name the option and the ones that exist. */
+function usageError(err: NodeJS.ErrnoException): string {
+  const option = /'([^']+)'/.exec(err.message)?.[1];
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    return `Unknown option "${option}". Options are --manifest, --data-dir, --help and --version.`;
+  }
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    return `Option "${option.split(' ')[0]}" needs a value, as in --manifest manifests/default.json.`;
+  }
+  return err.message;
 }

@@ -9,7 +9,9 @@ export interface ErrorCodeDoc {
 }
 
 export const httpErrorCodes: ErrorCodeDoc[] = [
-  { code: 'invalid_request', status: 400, when: 'The request line itself is malformed (for example a bad percent-encoding in the path).' },
+  { code: 'invalid_request', status: 400, when: 'The request is not HTTP/1.1 at all, or a path parameter has malformed percent-encoding (`details.param` names it).' },
+  { code: 'headers_too_large', status: 431, when: 'The request headers exceed Node\'s limit (16 KiB in all); answered before any route runs, with `connection: close`.' },
+  { code: 'request_timeout', status: 408, when: 'The request headers did not arrive in time.' },
   { code: 'invalid_json', status: 400, when: 'The request body is not valid JSON (or an NDJSON line is not).' },
   { code: 'validation_failed', status: 400, when: 'The body, query or parameters do not match the route schema; `details.issues` lists each bad field path with what was expected.' },
   { code: 'missing_api_key', status: 401, when: 'The route needs a credential and none was sent (`x-api-key` or `Authorization: Bearer`).' },
@@ -22,13 +24,13 @@ export const httpErrorCodes: ErrorCodeDoc[] = [
   { code: 'unsupported_media_type', status: 415, when: 'The `Content-Type` is not one the route accepts; `details.accepted` lists them.' },
   { code: 'invalid_schedule', status: 400, when: 'A schedule\'s cadence is wrong: both or neither of `cron` and `interval`, an invalid cron expression, an interval that is not `<n>ms|s|m|h|d` or is under 1s, an unknown time zone; `details.issues` says which.' },
   { code: 'job_not_found', status: 404, when: 'No job with that id (in the caller\'s tenant).' },
-  { code: 'throttled', status: 429, when: 'The route\'s throttle tier has no free slot and a full queue; retry after `Retry-After` seconds.' },
-  { code: 'client_closed_request', status: 499, when: 'Logged only: the client left while its request waited for a throttle slot, so the work was skipped (nginx\'s 499).' },
+  { code: 'throttled', status: 429, when: 'The route\'s throttle tier has no free slot and a full queue, or the request waited in the queue longer than the tier\'s `maxWaitMs` (`details.waitedMs`); retry after `Retry-After` seconds.' },
+  { code: 'client_closed_request', status: 499, when: 'Logged only: the client left while its request waited for a throttle slot or before its handler ran, so the work was skipped (nginx\'s 499).' },
   { code: 'upstream_unreachable', status: 502, when: 'An outbound call could not connect or was cut (DNS failure, refused connection).' },
   { code: 'upstream_too_large', status: 502, when: 'An outbound call answered more than its byte limit.' },
   { code: 'upstream_timeout', status: 504, when: 'An outbound call did not finish within its time limit.' },
   { code: 'internal_error', status: 500, when: 'An unexpected failure; `details.requestId` matches the logged stack trace. No stack reaches the client.' },
-  { code: 'shutting_down', status: 503, when: 'The process is draining after SIGTERM/SIGINT and accepts no new work.' },
+  { code: 'shutting_down', status: 503, when: 'The process is draining after SIGTERM/SIGINT and accepts no new work. A bulk stream cut by the drain answers it with `details.interrupted: true`, `linesRead` and the results of the lines it applied.' },
 ];
 
 export const startupErrorCodes: ErrorCodeDoc[] = [
@@ -55,5 +57,6 @@ export const startupErrorCodes: ErrorCodeDoc[] = [
   { code: 'listener_failed', status: 0, when: 'The listener could not bind for another reason (permission, bad address).' },
   { code: 'store_version_unsupported', status: 0, when: 'The data directory was written by a newer Tessera whose store format this build cannot read.' },
   { code: 'store_invalid_name', status: 0, when: 'A plugin asked for a database name with characters other than letters, digits, ".", "_" and "-".' },
+  { code: 'store_locked', status: 0, when: 'Another process holds the data directory (`tessera.lock`); the message names its pid. Tessera exits 1.' },
   { code: 'store_open_failed', status: 0, when: 'The LMDB environment could not be opened (permissions, disk, lock).' },
 ];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { H3, HTTPError, getRequestIP, type H3Event } from 'h3';
 import { toNodeHandler } from 'h3/node';
@@ -109,6 +109,23 @@ export class HttpListener {
     // chain per request), and our RouteTable does the real routing.
     app.all('/**', (event) => this.handle(event));
     const server = createServer(toNodeHandler(app));
+    // Requests Node refuses before any handler runs (headers too large, unparseable request line):
+    // the answer still has our JSON error body, never an empty one.
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || err.code === 'ECONNRESET') {
+        socket.destroy();
+        return;
+      }
+      const [status, code, message] =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'headers_too_large', `The request headers are larger than this server accepts (${maxHeaderSize} bytes in all).`]
+          : err.code === 'HPE_HEADERS_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'request_timeout', 'The request was not received in time.']
+            : [400, 'invalid_request', 'The request could not be parsed as HTTP/1.1.'];
+      const body = JSON.stringify({ ok: false, error: { code, message } });
+      const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
@@ -173,7 +190,9 @@ export class HttpListener {
     if (nodeResponse) nodeResponse.once('close', () => this.finished());
     try {
       if (this.draining) throw new ShuttingDownError();
-      const path = event.url.pathname;
+      // Routing sees the path as sent, segment by segment, and parameters are decoded only after
+      // matching: `%2E%2E` or a literal `..` is an id, never a step up the route tree.
+      const path = rawPathname(event);
       const lookup = this.routes.lookup(method, path);
       if (lookup.kind === 'not_found') {
         throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
@@ -224,17 +243,20 @@ export class HttpListener {
       });
     }
 
-    const pending = this.throttle.acquire(route.tier);
-    if (pending) {
-      await pending;
-      // A request that waited in the queue may have lost its client meanwhile: don't do its work.
-      if (event.req.signal.aborted) {
-        this.throttle.release(route.tier);
-        throw new TesseraError('client_closed_request', 499, 'The client closed the connection while the request was queued.');
-      }
-    }
+    // The client's signal: a request whose client has gone leaves the queue at once, and one that
+    // lost its client while queued (or while the event loop was busy) does no work at all.
+    const signal = event.req.signal;
+    const pending = this.throttle.acquire(route.tier, signal);
+    if (pending && !(await pending)) throw new ClientClosedError();
     try {
+      if (signal.aborted) throw new ClientClosedError();
       const request = await this.buildRequest(event, route, rawParams, requestId, principal);
+      if (route.tier !== 'light') {
+        // One turn of the event loop before work that may be long: requests whose sockets closed
+        // in the same poll as their bodies arrived are seen as gone, and skipped.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (signal.aborted) throw new ClientClosedError();
+      }
       const result = await def.handler(request as RouteRequest<any, any>);
       return this.successBody(event, result);
     } finally {
@@ -252,7 +274,7 @@ export class HttpListener {
     const def = route.definition;
     const headers = event.req.headers;
     const params: Record<string, string> = {};
-    for (const key in rawParams) params[key] = safeDecode(rawParams[key]!);
+    for (const key in rawParams) params[key] = decodeParam(key, rawParams[key]!);
     const query = def.query ? validate(def.query as z.ZodType, Object.fromEntries(event.url.searchParams), 'query string', 'query') : undefined;
 
     const hasBody = headers.get('content-length') !== null ? headers.get('content-length') !== '0' : headers.has('transfer-encoding');
@@ -326,11 +348,32 @@ export class HttpListener {
   }
 }
 
-function safeDecode(value: string): string {
+/**
+ * The request path exactly as the client sent it, without the query string. h3's `event.url` is a
+ * WHATWG URL, which removes dot segments (`/a/%2E%2E` becomes `/`): routing on it would let a
+ * document id `..` address its index.
+ */
+export function rawPathname(event: H3Event): string {
+  const raw = (event.req as { runtime?: { node?: { req?: { url?: string } } } }).runtime?.node?.req?.url;
+  if (raw === undefined) return event.url.pathname;
+  if (raw.charCodeAt(0) !== 47 /* '/' */) return event.url.pathname; // absolute-form or '*'
+  const end = raw.search(/[?#]/);
+  return end === -1 ? raw : raw.slice(0, end);
+}
+
+function decodeParam(name: string, value: string): string {
   if (value.indexOf('%') === -1) return value;
   try {
     return decodeURIComponent(value);
   } catch {
-    return value;
+    throw new TesseraError('invalid_request', 400, `Path parameter "${name}" has malformed percent-encoding: ${JSON.stringify(value)}.`, {
+      details: { param: name },
+    });
+  }
+}
+
+class ClientClosedError extends TesseraError {
+  constructor() {
+    super('client_closed_request', 499, 'The client closed the connection before the request was served.');
   }
 }

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, json, type TestApp } from '../helpers/app.js';
 
@@ -199,12 +201,52 @@ describe('HTTP conventions', () => {
     expect(await json(res)).toEqual({ ok: true, parsed: { name: 'raw' }, raw: '{"name": "raw"}' });
   });
 
-  it('runs a malformed URL through the pipeline: request id, error body, log line', async () => {
+  it('answers 400 invalid_request for a path parameter with malformed percent-encoding, through the pipeline', async () => {
     const res = await fetch(`${base}/kv/%zz`, { headers: { 'x-request-id': 'bad-url' } });
     expect(res.headers.get('x-request-id')).toBe('bad-url');
-    expect(res.status).toBe(404);
-    expect((await json(res)).error.code).toBe('key_not_found');
-    expect(t.logs.some((l) => l.msg === 'request' && l.reqId === 'bad-url' && l.route === '/kv/:key')).toBe(true);
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({ code: 'invalid_request', details: { param: 'key' } });
+    expect(t.logs.some((l) => l.msg === 'request' && l.reqId === 'bad-url' && l.route === '/kv/:key' && l.status === 400)).toBe(true);
+  });
+
+  it('answers 431 headers_too_large with a JSON body when the headers overflow, 400 for an unparseable request', async () => {
+    const { port } = new URL(base);
+    const rawExchange = (payload: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(payload));
+        let text = '';
+        socket.on('data', (c) => (text += c));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const big = await rawExchange(`GET /health HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(100_000)}\r\n\r\n`);
+    expect(big.startsWith('HTTP/1.1 431')).toBe(true);
+    expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4))).toMatchObject({ ok: false, error: { code: 'headers_too_large' } });
+    const garbage = await rawExchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage.startsWith('HTTP/1.1 400')).toBe(true);
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('routes on the raw path: dot segments and encoded slashes are parameter values', async () => {
+    // fetch() would normalise `%2E%2E` away (WHATWG URL); a raw client sends the path as written.
+    const raw = (method: string, rawPath: string, body?: unknown) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = httpRequest(base, { method, path: rawPath, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end(body === undefined ? undefined : JSON.stringify(body));
+      });
+    expect((await raw('PUT', '/kv/%2E%2E', { value: 'encoded' })).body).toEqual({ ok: true, stored: '..' });
+    expect((await raw('GET', '/kv/..')).body).toEqual({ ok: true, key: '..', value: 'encoded' });
+    expect((await raw('PUT', '/kv/.', { value: 'dot' })).body).toEqual({ ok: true, stored: '.' });
+    expect((await raw('GET', '/kv/%2e')).body).toEqual({ ok: true, key: '.', value: 'dot' });
+    expect((await raw('PUT', '/kv/a%2Fb', { value: 'slash' })).body).toEqual({ ok: true, stored: 'a/b' });
+    expect((await raw('GET', '/kv/a%2fb')).body).toEqual({ ok: true, key: 'a/b', value: 'slash' });
+    // Never a step up the route tree.
+    expect((await raw('GET', '/kv/x/..')).status).toBe(404);
   });
 
   it('answers 409 plugin_route_conflict when a route added while serving collides', async () => {
