@@ -18,6 +18,8 @@ export const httpErrorCodes: ErrorCodeDoc[] = [
   { code: 'invalid_api_key', status: 401, when: 'The credential is unknown, expired or revoked (the answer does not say which).' },
   { code: 'permission_denied', status: 403, when: 'The credential lacks the permission the route declares; `details.permission` names it.' },
   { code: 'egress_denied', status: 403, when: 'An outbound call to a destination an API caller chose (a crawl seed, a webhook, a remote image) was refused by the egress policy: not http(s), credentials in the URL, a loopback/private/link-local address (checked after DNS and on every redirect), or too many redirects; `details.reason` says which.' },
+  { code: 'host_not_allowed', status: 403, when: 'The `Host` header names a host the listener does not answer (`allowedHosts`; on loopback only localhost, 127.0.0.1 and [::1] by default): DNS-rebinding protection.' },
+  { code: 'origin_not_allowed', status: 403, when: 'On a listener with auth off, the request carries an `Origin` other than the listener\'s own (a cross-site request from a browser).' },
   { code: 'route_not_found', status: 404, when: 'No route on this listener matches the path.' },
   { code: 'method_not_allowed', status: 405, when: 'The path exists with other methods; the `Allow` header lists them.' },
   { code: 'body_too_large', status: 413, when: 'The body exceeds the route or listener limit; detected from `Content-Length` or while streaming, before the body is read whole.' },

@@ -190,6 +190,7 @@ export class HttpListener {
     if (nodeResponse) nodeResponse.once('close', () => this.finished());
     try {
       if (this.draining) throw new ShuttingDownError();
+      this.checkHostAndOrigin(req.headers);
       // Routing sees the path as sent, segment by segment, and parameters are decoded only after
       // matching: `%2E%2E` or a literal `..` is an id, never a step up the route tree.
       const path = rawPathname(event);
@@ -217,6 +218,32 @@ export class HttpListener {
     this.deps.metrics.observeRequest(this.name, method, routeLabel, status, ms / 1000);
     this.deps.log.info({ reqId: requestId, listener: this.name, method, route: routeLabel, status, ms: Math.round(ms * 100) / 100 }, 'request');
     return body;
+  }
+
+  /**
+   * A browser on a malicious page can reach a loopback listener by DNS rebinding (its Host is then
+   * the attacker's name) or by a cross-site request (its Origin is another site). Without a
+   * credential to check, neither is told apart from a local client any other way.
+   */
+  private checkHostAndOrigin(headers: Headers): void {
+    const allowed = this.config.allowedHosts;
+    const host = headers.get('host');
+    if (allowed !== true) {
+      const name = host === null ? '' : hostName(host);
+      if (!allowed.some((a) => a === name || (a.startsWith('.') && (name.endsWith(a) || name === a.slice(1))))) {
+        throw new TesseraError('host_not_allowed', 403, `Host ${JSON.stringify(host ?? '')} is not allowed on this listener; add it to the listener's "allowedHosts" in the manifest.`, {
+          details: { host: host ?? '' },
+        });
+      }
+    }
+    if (!this.config.auth) {
+      const origin = headers.get('origin');
+      if (origin !== null && !sameOrigin(origin, host)) {
+        throw new TesseraError('origin_not_allowed', 403, `Requests from origin ${JSON.stringify(origin)} are refused: this listener has no auth, so only pages it serves itself may call it.`, {
+          details: { origin },
+        });
+      }
+    }
   }
 
   private finished(): void {
@@ -375,5 +402,23 @@ function decodeParam(name: string, value: string): string {
 class ClientClosedError extends TesseraError {
   constructor() {
     super('client_closed_request', 499, 'The client closed the connection before the request was served.');
+  }
+}
+
+/** The host name of a Host header, lower-cased, without port or IPv6 brackets. */
+function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
+  const colon = h.lastIndexOf(':');
+  return colon === -1 ? h : h.slice(0, colon);
+}
+
+function sameOrigin(origin: string, host: string | null): boolean {
+  if (host === null) return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === host.trim().toLowerCase();
+  } catch {
+    return false;
   }
 }

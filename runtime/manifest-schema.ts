@@ -66,6 +66,12 @@ export const listenerSchema = z
       .optional()
       .describe('Where Prometheus metrics are served; default "/metrics"; false turns it off.'),
     auth: z.boolean().optional().describe('Enforce route permissions here; default true when `auth.provider` is set.'),
+    allowedHosts: z
+      .union([z.array(z.string().min(1)), z.literal(true)])
+      .optional()
+      .describe(
+        'Host header values this listener answers (any port); ".example.com" also admits its subdomains; true admits any. Default on a loopback address: localhost, 127.0.0.1 and [::1]; elsewhere: any.',
+      ),
   })
   .strict();
 

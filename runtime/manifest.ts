@@ -20,6 +20,8 @@ export interface ResolvedListener extends ListenerConfig {
   host: string;
   metricsPath: string | false;
   auth: boolean;
+  /** Lower-cased host names (no port) this listener answers, or true for any. */
+  allowedHosts: string[] | true;
 }
 
 export interface ResolvedManifest {
@@ -149,6 +151,7 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
       host: l.host ?? '127.0.0.1',
       metricsPath: l.metricsPath ?? '/metrics',
       auth: l.auth ?? authOn,
+      allowedHosts: resolveAllowedHosts(l.allowedHosts, l.host ?? '127.0.0.1'),
     })),
     plugins: data.plugins,
     kernels: data.kernels ?? {},
@@ -235,4 +238,12 @@ function findDuplicateKey(node: Node, at: Array<string | number> = []): { key: s
     }
   }
   return undefined;
+}
+
+/** DNS-rebinding protection by default on loopback, as webpack-dev-server and Vite do. */
+function resolveAllowedHosts(given: string[] | true | undefined, bind: string): string[] | true {
+  if (given === true) return true;
+  if (given !== undefined) return given.map((h) => h.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
+  const loopback = bind === 'localhost' || bind === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bind);
+  return loopback ? ['localhost', '127.0.0.1', '::1'] : true;
 }

@@ -227,6 +227,30 @@ describe('HTTP conventions', () => {
     expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 
+  it('answers only its allowed Host names (DNS rebinding) and, with auth off, only its own Origin', async () => {
+    const ask = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = httpRequest(base, { path: '/health', headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const { port } = new URL(base);
+    expect((await ask({ host: `localhost:${port}` })).status).toBe(200);
+    expect((await ask({ host: `[::1]:${port}` })).status).toBe(200);
+    const rebound = await ask({ host: `attacker.example:${port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.error).toMatchObject({ code: 'host_not_allowed', details: { host: `attacker.example:${port}` } });
+    expect((await ask({ host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+    const crossSite = await ask({ host: `127.0.0.1:${port}`, origin: 'https://attacker.example' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body.error.code).toBe('origin_not_allowed');
+    expect((await ask({ host: `127.0.0.1:${port}`, origin: 'null' })).status).toBe(403);
+  });
+
   it('routes on the raw path: dot segments and encoded slashes are parameter values', async () => {
     // fetch() would normalise `%2E%2E` away (WHATWG URL); a raw client sends the path as written.
     const raw = (method: string, rawPath: string, body?: unknown) =>

