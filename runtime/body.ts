@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { H3Event } from 'h3';
 import { InputError, TesseraError } from './errors.js';
@@ -72,7 +73,7 @@ export function readBodyText(event: H3Event, limit: number): Promise<string> {
   const declared = event.req.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) return Promise.reject(new BodyTooLargeError(limit));
   const node = nodeRequest(event);
-  if (!node) return event.req.text();
+  if (!node) return event.req.arrayBuffer().then((bytes) => decodeUtf8(Buffer.from(bytes)));
   if (node.readableEnded) return Promise.resolve('');
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -89,7 +90,11 @@ export function readBodyText(event: H3Event, limit: number): Promise<string> {
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      try {
+        resolve(decodeUtf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      } catch (err) {
+        reject(err);
+      }
     };
     const onError = (err: Error): void => {
       cleanup();
@@ -112,4 +117,48 @@ export function parseJson(text: string): unknown {
   } catch (err) {
     throw new InvalidJsonError((err as Error).message);
   }
+}
+
+export class InvalidUtf8Error extends InputError {
+  constructor(offset: number, what = 'The request body') {
+    super('invalid_utf8', `${what} is not valid UTF-8: the byte at offset ${offset} starts no valid sequence. Nothing was stored.`, { details: { offset } });
+  }
+}
+
+/** `bytes` as text, or InvalidUtf8Error naming the first bad byte: never a silent U+FFFD. */
+export function decodeUtf8(bytes: Buffer, what?: string): string {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  throw new InvalidUtf8Error(firstInvalidUtf8(bytes), what);
+}
+
+/** Offset of the first byte that does not begin a well-formed UTF-8 sequence (RFC 3629). */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f; // no surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    const second = b[i + 1];
+    if (second === undefined || second < lo || second > hi) return i;
+    for (let k = 2; k <= need; k++) {
+      const next = b[i + k];
+      if (next === undefined || next < 0x80 || next > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return b.length;
 }

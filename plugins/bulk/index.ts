@@ -32,6 +32,7 @@ export default definePlugin({
   options: optionsSchema,
   errorCodes: [
     { code: 'line_too_long', status: 400, when: 'A bulk line is longer than `maxLineBytes`; the stream stops there. The lines before it are applied, and `details` carries their results (`linesRead`, `indexed`, `deleted`, `failed`, `errors`).' },
+    { code: 'invalid_utf8', status: 400, when: 'Per line, in `errors[]`: the line is not valid UTF-8; it fails alone and the other lines are applied.' },
     { code: 'document_exists', status: 409, when: 'Per line, in `errors[]`: a `create` action names an id that already exists.' },
     { code: 'invalid_action', status: 400, when: 'Per line, in `errors[]`: a `/v1/bulk` action line is not `{"index"|"create"|"delete": {...}}`, names no index, or is followed by no document.' },
   ],
@@ -57,6 +58,12 @@ export default definePlugin({
         let lastLine = 0;
         const onLine = async (line: Line): Promise<void> => {
           lastLine = line.number;
+          if (line.invalidUtf8 !== undefined) {
+            result.fail({ line: line.number, code: 'invalid_utf8', message: invalidUtf8Message(line) });
+            // Like a broken JSON line: it is neither an action nor a document.
+            pending = undefined;
+            return;
+          }
           if (line.text.trim() === '') return;
           let parsed: unknown;
           try {
@@ -128,6 +135,10 @@ export default definePlugin({
         let lastLine = 0;
         const onLine = async (line: Line): Promise<void> => {
           lastLine = line.number;
+          if (line.invalidUtf8 !== undefined) {
+            result.fail({ line: line.number, index, code: 'invalid_utf8', message: invalidUtf8Message(line) });
+            return;
+          }
           if (line.text.trim() === '') return;
           let doc: unknown;
           try {
@@ -143,6 +154,10 @@ export default definePlugin({
     });
   },
 });
+
+function invalidUtf8Message(line: Line): string {
+  return `Line ${line.number} is not valid UTF-8 (first bad byte at offset ${line.invalidUtf8} of the line); it was skipped.`;
+}
 
 function idOf(doc: unknown): string | undefined {
   const id = (doc as { id?: unknown } | null)?.id;

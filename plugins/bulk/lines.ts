@@ -1,9 +1,13 @@
+import { isUtf8 } from 'node:buffer';
+import { firstInvalidUtf8 } from '../../runtime/body.js';
 import { InputError } from '../../runtime/errors.js';
 
 export interface Line {
   /** 1-based, as editors and error messages count. */
   number: number;
   text: string;
+  /** Set when the line is not valid UTF-8: the offset of its first bad byte within the line. */
+  invalidUtf8?: number;
 }
 
 export class LineTooLongError extends InputError {
@@ -17,24 +21,36 @@ export class LineTooLongError extends InputError {
  * Splits a byte stream into lines without holding more than one line (plus one chunk) in memory.
  * Pulling the next chunk only when the consumer asks for the next line is what gives the client
  * backpressure: while a batch is being indexed, nothing is read from the socket.
+ *
+ * Lines are cut on bytes and each is decoded on its own: a line that is not valid UTF-8 comes out
+ * with `invalidUtf8` (the offset of its first bad byte) and empty text, so it fails alone and the
+ * lines around it are unaffected. Length is counted in bytes.
  */
 export async function* lines(chunks: AsyncIterable<Uint8Array>, maxLineBytes: number): AsyncGenerator<Line> {
-  const decoder = new TextDecoder();
-  let carry = '';
+  let carry: Buffer = Buffer.alloc(0);
   let number = 0;
   for await (const chunk of chunks) {
-    const text = carry + decoder.decode(chunk, { stream: true });
+    const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
     let start = 0;
-    for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
+    for (let nl = bytes.indexOf(10, start); nl !== -1; nl = bytes.indexOf(10, start)) {
       number++;
-      const line = text.slice(start, nl);
+      if (nl - start > maxLineBytes) throw new LineTooLongError(number, maxLineBytes);
+      yield decodeLine(number, bytes.subarray(start, nl));
       start = nl + 1;
-      if (line.length > maxLineBytes / 4 && Buffer.byteLength(line) > maxLineBytes) throw new LineTooLongError(number, maxLineBytes);
-      yield { number, text: line.endsWith('\r') ? line.slice(0, -1) : line };
     }
-    carry = text.slice(start);
-    if (carry.length > maxLineBytes / 4 && Buffer.byteLength(carry) > maxLineBytes) throw new LineTooLongError(number + 1, maxLineBytes);
+    // Copied, so the rest of a large chunk is not kept alive by a short tail.
+    carry = Buffer.from(bytes.subarray(start));
+    if (carry.length > maxLineBytes) throw new LineTooLongError(number + 1, maxLineBytes);
   }
-  carry += decoder.decode();
-  if (carry.trim() !== '') yield { number: number + 1, text: carry.endsWith('\r') ? carry.slice(0, -1) : carry };
+  if (carry.length > 0) {
+    const last = decodeLine(number + 1, carry);
+    if (last.invalidUtf8 !== undefined || last.text.trim() !== '') yield last;
+  }
+}
+
+function decodeLine(number: number, bytes: Buffer): Line {
+  const end = bytes.length > 0 && bytes[bytes.length - 1] === 13 ? bytes.length - 1 : bytes.length;
+  const line = bytes.subarray(0, end);
+  if (isUtf8(line)) return { number, text: line.toString('utf8') };
+  return { number, text: '', invalidUtf8: firstInvalidUtf8(line) };
 }

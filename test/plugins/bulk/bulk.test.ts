@@ -90,6 +90,28 @@ describe('bulk plugin', () => {
     expect(doc.document.title).toBe('first');
   });
 
+  it('refuses a body that is not UTF-8 with invalid_utf8, and in bulk fails only the bad line', async () => {
+    const bad = Buffer.concat([Buffer.from('[{"id":"cafe","title":"caf'), Buffer.from([0xe9]), Buffer.from('"}]')]);
+    const direct = await fetch(`${search}/books/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bad });
+    expect(direct.status).toBe(400);
+    expect((await json(direct)).error).toMatchObject({ code: 'invalid_utf8', details: { offset: 26 } });
+    expect((await fetch(`${search}/books/documents/cafe`)).status).toBe(404);
+
+    const stream = Buffer.concat([
+      Buffer.from(JSON.stringify({ id: 'u1', title: 'first' }) + '\n'),
+      Buffer.from('{"id":"u2","title":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}\n' + JSON.stringify({ id: 'u3', title: 'third' }) + '\n'),
+    ]);
+    const result = await json(await fetch(`${bulk}/v1/indexes/books/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: stream }));
+    expect(result).toMatchObject({ indexed: 2, failed: 1, errors: [{ line: 2, code: 'invalid_utf8' }] });
+    expect((await fetch(`${search}/books/documents/u2`)).status).toBe(404);
+    expect((await fetch(`${search}/books/documents/u3`)).status).toBe(200);
+
+    const control = await fetch(`${search}/books/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ id: 'a\u0001b', title: 'x' }]) });
+    expect((await json(control)).errors).toMatchObject([{ position: 0, code: 'invalid_document_id' }]);
+  });
+
   it('applies the lines before a line that is too long, then answers line_too_long with their results', async () => {
     const long = JSON.stringify({ id: 'huge', title: 'y'.repeat(20_000) });
     const res = await post(`${search.replace(t.url('search'), bulk)}/books/bulk`, ndjson([{ id: 'before', title: 'applied first' }, { id: 'bad', year: 'x' }, long]));
