@@ -1,3 +1,4 @@
+import { vectorRangeProblem, type VectorMetricName } from './vector-range.js';
 import { maxMappedFields, type FieldMapping, type FieldType } from './mappings.js';
 
 /**
@@ -38,6 +39,7 @@ export type PreparedDocument =
 export interface PrepareOptions {
   dynamic: boolean;
   vectorDimensions?: number;
+  vectorMetric?: VectorMetricName;
 }
 
 export const maxIdBytes = 512;
@@ -250,6 +252,8 @@ export function prepareDocument(raw: unknown, mappings: Record<string, FieldMapp
     if (!Array.isArray(v) || v.length !== dims || !v.every((n) => typeof n === 'number' && Number.isFinite(n))) {
       return fail('invalid_vector', `_vector must be an array of ${dims} finite numbers, got ${describe(v)}`, '_vector');
     }
+    const problem = vectorRangeProblem(v, options.vectorMetric ?? 'cosine');
+    if (problem) return fail('invalid_vector', `_vector ${problem}`, '_vector');
     vector = v as number[];
   }
 

@@ -1,3 +1,4 @@
+import { prepareRows } from './vector-range.js';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
@@ -230,7 +231,14 @@ export class SearchIndex {
       fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
     }
     const quantize = this.record.settings.vectorQuantization === 'int8';
-    const vectors = data.vectors && data.docCount > 0 ? runner.loadVectors(data.vectors.data, { dims: data.vectors.dims, quantize }) : undefined;
+    let vectors: LoadedSegment['vectors'];
+    if (data.vectors && data.docCount > 0) {
+      const rows = prepareRows(data.vectors.data, data.vectors.dims, this.record.settings.vectorMetric ?? 'cosine');
+      if (rows.zeroed > 0) {
+        this.log.warn({ index: this.record.name, segment: id, rows: rows.zeroed }, 'vectors outside float32 range stored by an earlier version were zeroed; re-send those documents');
+      }
+      vectors = runner.loadVectors(rows.data, { dims: data.vectors.dims, quantize });
+    }
     const graph = vectors ? this.graphFor(id, vectors, graphSeed) : undefined;
     const geo: LoadedSegment['geo'] = {};
     for (const [field, g] of Object.entries(data.geo ?? {})) {
@@ -420,7 +428,7 @@ export class SearchIndex {
       let inferred: Record<string, FieldMapping> | undefined;
       raw.forEach((item, position) => {
         const mappings = inferred ? { ...this.record.mappings, ...inferred } : this.record.mappings;
-        const prepared = prepareDocument(item, mappings, { dynamic: this.record.settings.dynamic, vectorDimensions: this.record.settings.vectorDimensions });
+        const prepared = prepareDocument(item, mappings, { dynamic: this.record.settings.dynamic, vectorDimensions: this.record.settings.vectorDimensions, vectorMetric: this.record.settings.vectorMetric ?? 'cosine' });
         if (!prepared.ok) {
           const raw = (item as { id?: unknown } | null)?.id;
           const id = typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
@@ -553,7 +561,7 @@ export class SearchIndex {
           const id = seg.data.ids[ord]!;
           const source = this.getDocument(id);
           if (!source) continue;
-          const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions });
+          const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions, vectorMetric: this.record.settings.vectorMetric ?? 'cosine' });
           if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) });
           else dropped.push({ id, code: prepared.code, message: prepared.message });
         }

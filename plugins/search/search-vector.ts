@@ -1,3 +1,4 @@
+import { rescaleForCosine, vectorRangeProblem } from './vector-range.js';
 import type { BitsetBlock, KernelRunner, Metric } from '../../kernels/src/index.js';
 import { InputError } from '../../runtime/errors.js';
 import { andInPlace, andNotInPlace, popcount } from './bitset.js';
@@ -45,6 +46,8 @@ function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
   if (vector.length !== dims || vector.some((v) => !Number.isFinite(v))) {
     throw new InputError('invalid_vector', `"vector" must be ${dims} finite numbers, got ${vector.length}.`, { details: { expected: dims, received: vector.length } });
   }
+  const problem = vectorRangeProblem(vector, index.record.settings.vectorMetric ?? 'cosine');
+  if (problem) throw new InputError('invalid_vector', `"vector" ${problem}.`, { details: { expected: dims, received: vector.length } });
   return KERNEL_METRICS[index.record.settings.vectorMetric ?? 'cosine']!;
 }
 
@@ -71,6 +74,8 @@ export async function rankByVector(
   index: SearchIndex, runner: KernelRunner, vector: readonly number[], k: number, filter?: FilterNode, options: VectorSearchOptions = {},
 ): Promise<{ ranked: Ranked[]; total: number }> {
   const metric = checkVector(index, vector);
+  // Cosine ignores scale: very large or very small queries are brought near 1 before float32 math.
+  if (metric === 'cosine') vector = Array.from(rescaleForCosine(vector));
   const hnsw = options.exact ? undefined : hnswSettings(index.record.settings);
   const ef = Math.max(options.efSearch ?? hnsw?.efSearch ?? 100, k);
   const lists: Ranked[][] = [];
