@@ -217,6 +217,25 @@ function inferMappings(doc: Record<string, unknown>, mappings: Record<string, Fi
   return inferred;
 }
 
+/**
+ * Objects and arrays nested inside a document, at most (the document itself is level 1). Deeper
+ * JSON cannot be stored or re-read without exhausting the stack in recursive serialisers.
+ */
+export const maxDocumentDepth = 64;
+
+/** Whether `value` nests more than `limit` levels; iterative, so any depth is safe to check. */
+export function exceedsDepth(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
+    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function fail(code: string, message: string, path?: string): PreparedDocument {
   return path === undefined ? { ok: false, code, message } : { ok: false, code, message, path };
 }
@@ -227,6 +246,9 @@ function fail(code: string, message: string, path?: string): PreparedDocument {
  */
 export function prepareDocument(raw: unknown, mappings: Record<string, FieldMapping>, options: PrepareOptions): PreparedDocument {
   if (!isPlainObject(raw)) return fail('invalid_document', `A document must be a JSON object, got ${describe(raw)}`);
+  if (exceedsDepth(raw, maxDocumentDepth)) {
+    return fail('document_too_deep', `The document nests objects and arrays more than ${maxDocumentDepth} levels deep`);
+  }
   const source: Record<string, unknown> = { ...raw };
 
   let id: string | undefined;

@@ -77,6 +77,11 @@ export const searchErrorCodes: ErrorCodeDoc[] = [
     when: 'Per document, in `errors[]`: the document is not a JSON object.',
   },
   {
+    code: 'document_too_deep',
+    status: 400,
+    when: 'Per document, in `errors[]`: the document nests objects and arrays more than 64 levels deep.',
+  },
+  {
     code: 'invalid_document_id',
     status: 400,
     when: 'Per document, in `errors[]`: `id` is not a non-empty string or a finite number, or is longer than 512 bytes in UTF-8.',

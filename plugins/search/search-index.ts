@@ -424,7 +424,7 @@ export class SearchIndex {
   upsert(raw: readonly unknown[]): Promise<UpsertResult> {
     return this.serialise(async () => {
       const errors: UpsertResult['errors'] = [];
-      const byId = new Map<string, { position: number; doc: IndexableDocument; source: Record<string, unknown> }>();
+      const byId = new Map<string, { position: number; doc: IndexableDocument; source: Record<string, unknown>; stored: Buffer }>();
       let inferred: Record<string, FieldMapping> | undefined;
       raw.forEach((item, position) => {
         const mappings = inferred ? { ...this.record.mappings, ...inferred } : this.record.mappings;
@@ -435,12 +435,20 @@ export class SearchIndex {
           errors.push({ position, ...(id !== undefined ? { id } : {}), code: prepared.code, message: prepared.message });
           return;
         }
-        if (prepared.inferred) inferred = { ...inferred, ...prepared.inferred };
         const id = prepared.id ?? generateId();
         const source = { ...prepared.source, id };
+        // Serialised here, per document, so that nothing can fail inside the write transaction.
+        let stored: Buffer;
+        try {
+          stored = Buffer.from(JSON.stringify(source));
+        } catch (err) {
+          errors.push({ position, id, code: 'invalid_document', message: `The document cannot be stored: ${(err as Error).message}` });
+          return;
+        }
+        if (prepared.inferred) inferred = { ...inferred, ...prepared.inferred };
         // Within one batch the last version of an id wins, as it would over two requests.
         const fields = prepared.fields as IndexableDocument['fields'];
-        byId.set(id, { position, doc: { id, fields, ...(prepared.vector ? { vector: prepared.vector } : {}) }, source });
+        byId.set(id, { position, doc: { id, fields, ...(prepared.vector ? { vector: prepared.vector } : {}) }, source, stored });
       });
       let accepted = [...byId.values()].sort((a, b) => a.position - b.position);
       const notEmbedded = await this.embedMissing(accepted.map((a) => a.doc));
@@ -475,10 +483,14 @@ export class SearchIndex {
         add(set, previous.ord);
       }
 
+      // Everything the transaction writes is built before it starts: the segment (postings and
+      // stored values) and the sources commit together or not at all, so a document is never
+      // stored without being indexed.
+      const encoded = encodeSegment(data);
       await this.store.transaction(() => {
-        void this.dbs.segments.put([uuid, segId], encodeSegment(data));
+        void this.dbs.segments.put([uuid, segId], encoded);
         for (const [id, set] of changed) void this.dbs.tombstones.put([uuid, id], Buffer.from(set.buffer, set.byteOffset, set.byteLength));
-        for (const a of accepted) void this.dbs.docs.put([uuid, a.doc.id], Buffer.from(JSON.stringify(a.source)));
+        for (const a of accepted) void this.dbs.docs.put([uuid, a.doc.id], a.stored);
         void this.dbs.indexes.put([record.tenant, record.name], record);
       });
 
