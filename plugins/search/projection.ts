@@ -94,8 +94,8 @@ function include(value: unknown, tree: PathTree): unknown {
   for (const [key, sub] of tree) {
     if (!Object.hasOwn(source, key)) continue;
     const v = source[key];
-    if (sub === true) out[key] = v;
-    else if (Array.isArray(v) || isPlainObject(v)) out[key] = include(v, sub);
+    if (sub === true) setOwn(out, key, v);
+    else if (Array.isArray(v) || isPlainObject(v)) setOwn(out, key, include(v, sub));
   }
   return out;
 }
@@ -106,7 +106,7 @@ function exclude(value: unknown, tree: PathTree): unknown {
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     const sub = tree.get(key);
     if (sub === true) continue;
-    out[key] = sub !== undefined && (Array.isArray(v) || isPlainObject(v)) ? exclude(v, sub) : v;
+    setOwn(out, key, sub !== undefined && (Array.isArray(v) || isPlainObject(v)) ? exclude(v, sub) : v);
   }
   return out;
 }
@@ -122,4 +122,9 @@ export function projectSource(source: Record<string, unknown>, compiled: Compile
 /** `compileProjection` then `projectSource`: validates on every call, so compile once per request when you can. */
 export function applyProjection(source: Record<string, unknown>, projection?: unknown, select?: unknown): Record<string, unknown> {
   return projectSource(source, compileProjection(projection, select));
+}
+
+/** `out[key] = value` as an own property, even for "__proto__" (which plain assignment would treat as the prototype). */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -225,7 +225,7 @@ export class SearchIndex {
   /** `graphSeed`: a merge's largest segment's graph, over the new segment's first rows (see mergeSegments). */
   private toLoaded(id: number, data: SegmentData, deleted: Bitset, graphSeed?: HnswGraphBlock): LoadedSegment {
     const runner = this.kernels();
-    const fields: LoadedSegment['fields'] = {};
+    const fields: LoadedSegment['fields'] = Object.create(null);
     for (const [field, t] of Object.entries(data.text)) {
       if (t.docs.length === 0) continue;
       fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
@@ -240,7 +240,7 @@ export class SearchIndex {
       vectors = runner.loadVectors(rows.data, { dims: data.vectors.dims, quantize });
     }
     const graph = vectors ? this.graphFor(id, vectors, graphSeed) : undefined;
-    const geo: LoadedSegment['geo'] = {};
+    const geo: LoadedSegment['geo'] = Object.create(null);
     for (const [field, g] of Object.entries(data.geo ?? {})) {
       if (data.docCount === 0) continue;
       geo[field] = { block: runner.loadGeoPoints(g.lats, g.lons), grid: new GeoGrid(g.lats, g.lons, g.present, data.docCount) };

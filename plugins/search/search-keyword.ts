@@ -1,3 +1,4 @@
+import type { KeywordField } from './segment.js';
 import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from '../../kernels/src/index.js';
 import { InputError } from '../../runtime/errors.js';
 import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from './bitset.js';
@@ -82,12 +83,12 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
   // a merge drops them, as in Lucene (maxDoc and docFreq): counting them in one but not the other
   // would let df exceed N and the idf go negative.
   let docsTotal = 0;
-  const sumLength: Record<string, number> = {};
+  const sumLength = new Map<string, number>();
   for (const seg of segments) {
     docsTotal += seg.data.docCount;
-    for (const { field } of fields) sumLength[field] = (sumLength[field] ?? 0) + (seg.data.text[field]?.sumLength ?? 0);
+    for (const { field } of fields) sumLength.set(field, (sumLength.get(field) ?? 0) + (seg.data.text[field]?.sumLength ?? 0));
   }
-  const avgdl = (field: string): number => Math.max(sumLength[field]! / docsTotal, 1e-6);
+  const avgdl = (field: string): number => Math.max((sumLength.get(field) ?? 0) / docsTotal, 1e-6);
   // Each (field, term) is looked up once per query, not once per segment.
   const dfCache = new Map<string, number>();
   const df = (field: string, term: string): number => {
@@ -241,6 +242,14 @@ function sortBy(
         const v = order === 'asc' ? numeric.min[ord]! : numeric.max[ord]!;
         return Number.isNaN(v) ? undefined : v;
       }
+      const keyword = seg.data.keyword[field];
+      if (keyword) {
+        // The keyword field's sort column: no stored document is read or parsed.
+        const column = keywordSortColumn(keyword, seg.data.docCount);
+        const at = order === 'asc' ? column.min[ord]! : column.max[ord]!;
+        return at === -1 ? undefined : keyword.values[at];
+      }
+      if (index.record.mappings[field]?.type === 'keyword') return undefined; // mapped, no value in this segment
       const source = index.getDocument(seg.data.ids[ord]!);
       const value = source === undefined ? undefined : valueAt(source, field);
       return value === undefined || value === null ? undefined : Array.isArray(value) ? value[0] : value;
@@ -263,11 +272,36 @@ function sortBy(
   return keyed.map((k) => k.r);
 }
 
+/**
+ * Per document of a segment, the index in the keyword dictionary of its smallest and largest value
+ * (-1 for none): the doc values a sort reads. Built on first use from the postings of each value
+ * (values are sorted, so the first seen is the smallest) and kept as long as the segment.
+ */
+const keywordSortColumns = new WeakMap<KeywordField, { min: Int32Array; max: Int32Array }>();
+function keywordSortColumn(field: KeywordField, docCount: number): { min: Int32Array; max: Int32Array } {
+  let column = keywordSortColumns.get(field);
+  if (!column) {
+    const min = new Int32Array(docCount).fill(-1);
+    const max = new Int32Array(docCount).fill(-1);
+    for (let v = 0; v < field.values.length; v++) {
+      for (let p = field.valueStarts[v]!; p < field.valueStarts[v + 1]!; p++) {
+        const doc = field.docs[p]!;
+        if (min[doc] === -1) min[doc] = v;
+        max[doc] = v;
+      }
+    }
+    column = { min, max };
+    keywordSortColumns.set(field, column);
+  }
+  return column;
+}
+
 export function valueAt(source: Record<string, unknown>, path: string): unknown {
-  if (path in source) return source[path];
+  // Own properties only: a path named "constructor" must not find Object.prototype's.
+  if (Object.hasOwn(source, path)) return source[path];
   let value: unknown = source;
   for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   return value;

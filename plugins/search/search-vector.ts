@@ -142,7 +142,7 @@ export async function searchHybrid(index: SearchIndex, runner: KernelRunner, que
   const lists = [keywordRanked.map((r) => idOf(r.id)), semantic.ranked.map((r) => idOf(r.id))];
   const want = query.from + query.size;
   let order: Array<{ slot: number; score: number }>;
-  if (ids.length === 0) order = [];
+  if (ids.length === 0 || want === 0) order = [];
   else if (lists[0]!.length === 0 || lists[1]!.length === 0) {
     const only = lists[0]!.length === 0 ? 1 : 0;
     order = lists[only]!.map((s, rank) => ({ slot: s, score: 1 / (query.rrfK + rank + 1) }));

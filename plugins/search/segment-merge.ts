@@ -20,7 +20,7 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
   const words = Math.ceil(docCount / 32);
   const fieldsOf = (pick: (d: SegmentData) => Record<string, unknown>): string[] => [...new Set(parts.flatMap((p) => Object.keys(pick(p.data))))];
 
-  const text: SegmentData['text'] = {};
+  const text: SegmentData['text'] = Object.create(null);
   for (const field of fieldsOf((d) => d.text)) {
     const sources = parts.map((p) => p.data.text[field]);
     const terms = [...new Set(sources.flatMap((s) => s?.terms ?? []))].sort();
@@ -67,7 +67,7 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     text[field] = merged;
   }
 
-  const keyword: SegmentData['keyword'] = {};
+  const keyword: SegmentData['keyword'] = Object.create(null);
   for (const field of fieldsOf((d) => d.keyword)) {
     const dict = new Map<string, number[]>();
     parts.forEach(({ data }, p) => {
@@ -94,7 +94,7 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     keyword[field] = { values, valueStarts, docs: Uint32Array.from(docs) };
   }
 
-  const numeric: SegmentData['numeric'] = {};
+  const numeric: SegmentData['numeric'] = Object.create(null);
   for (const field of fieldsOf((d) => d.numeric)) {
     const min = new Float64Array(docCount).fill(NaN);
     const max = new Float64Array(docCount).fill(NaN);
@@ -111,7 +111,7 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     numeric[field] = { min, max };
   }
 
-  const boolean: SegmentData['boolean'] = {};
+  const boolean: SegmentData['boolean'] = Object.create(null);
   for (const field of fieldsOf((d) => d.boolean)) {
     const col = new Uint8Array(docCount).fill(2);
     parts.forEach(({ data }, p) => {
@@ -125,7 +125,7 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     boolean[field] = col;
   }
 
-  const exists: SegmentData['exists'] = {};
+  const exists: SegmentData['exists'] = Object.create(null);
   for (const field of fieldsOf((d) => d.exists)) {
     const set = new Uint32Array(words);
     parts.forEach(({ data }, p) => {
@@ -157,7 +157,7 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     vectors = { dims, data, present };
   }
 
-  const geo: NonNullable<SegmentData['geo']> = {};
+  const geo: NonNullable<SegmentData['geo']> = Object.create(null);
   for (const field of [...new Set(parts.flatMap((p) => Object.keys(p.data.geo ?? {})))]) {
     const column = { lats: new Float64Array(docCount), lons: new Float64Array(docCount), present: new Uint32Array(words) };
     parts.forEach(({ data: seg }, p) => {

@@ -60,10 +60,10 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
   // so the only arrays that live until the end are three per term, not one per posting.
   const textAcc = new Map<string, { postings: Map<string, { docs: number[]; tfs: number[]; positions: number[] }>; lengths: Uint32Array; sum: number }>();
   const keywordAcc = new Map<string, Map<string, number[]>>();
-  const numeric: SegmentData['numeric'] = {};
-  const boolean: SegmentData['boolean'] = {};
-  const exists: SegmentData['exists'] = {};
-  const geo: NonNullable<SegmentData['geo']> = {};
+  const numeric: SegmentData['numeric'] = Object.create(null);
+  const boolean: SegmentData['boolean'] = Object.create(null);
+  const exists: SegmentData['exists'] = Object.create(null);
+  const geo: NonNullable<SegmentData['geo']> = Object.create(null);
 
   docs.forEach((doc, ord) => {
     for (const [field, { type, values }] of Object.entries(doc.fields)) {
@@ -132,7 +132,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     }
   });
 
-  const text: SegmentData['text'] = {};
+  const text: SegmentData['text'] = Object.create(null);
   for (const [field, acc] of textAcc) {
     const terms = [...acc.postings.keys()].sort();
     let postingCount = 0;
@@ -167,7 +167,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     text[field] = { terms, termStarts, docs: docsArr, tfs, posStarts, positions, lengths: acc.lengths, sumLength: acc.sum };
   }
 
-  const keyword: SegmentData['keyword'] = {};
+  const keyword: SegmentData['keyword'] = Object.create(null);
   for (const [field, dict] of keywordAcc) {
     const values = [...dict.keys()].sort();
     const valueStarts = new Uint32Array(values.length + 1);
@@ -244,7 +244,9 @@ export function encodeSegment(s: SegmentData): Encoded {
 }
 
 export function decodeSegment(e: Encoded): SegmentData {
-  const map = <T, R>(o: unknown, fn: (v: T) => R): Record<string, R> => Object.fromEntries(Object.entries(o as Record<string, T>).map(([k, v]) => [k, fn(v)]));
+  // Null-prototype tables: a field named "toString" or "constructor" must not find Object.prototype's.
+  const map = <T, R>(o: unknown, fn: (v: T) => R): Record<string, R> =>
+    Object.assign(Object.create(null) as Record<string, R>, Object.fromEntries(Object.entries(o as Record<string, T>).map(([k, v]) => [k, fn(v)])));
   type B = Uint8Array;
   return {
     docCount: e.docCount as number,

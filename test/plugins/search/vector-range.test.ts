@@ -42,6 +42,12 @@ describe('vectors at the edges of float32', () => {
     expect(found.hits[0].id).toBe('tilted');
   });
 
+  it('answers a hybrid search of size 0 with the total and no hits', async () => {
+    const res = await json(await postJson(`${base}/cos/search`, { mode: 'hybrid', q: 'fine', vector: [1, 0], size: 0 }));
+    expect(res).toMatchObject({ ok: true, hits: [] });
+    expect(res.total).toBeGreaterThan(0);
+  });
+
   it('answers 400 invalid_vector for a query vector beyond float32', async () => {
     const res = await postJson(`${base}/cos/search`, { mode: 'semantic', vector: [1e39, 0] });
     expect(res.status).toBe(400);
