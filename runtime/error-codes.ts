@@ -12,7 +12,7 @@ export const httpErrorCodes: ErrorCodeDoc[] = [
   { code: 'invalid_request', status: 400, when: 'The request is not HTTP/1.1 at all, or a path parameter has malformed percent-encoding (`details.param` names it).' },
   { code: 'headers_too_large', status: 431, when: 'The request headers exceed Node\'s limit (16 KiB in all); answered before any route runs, with `connection: close`.' },
   { code: 'request_timeout', status: 408, when: 'The request headers did not arrive in time.' },
-  { code: 'invalid_utf8', status: 400, when: 'The request body is not valid UTF-8; `details.offset` is the first bad byte. Nothing is stored (bytes are never replaced with U+FFFD).' },
+  { code: 'invalid_utf8', status: 400, when: 'The request body is not valid UTF-8; `details.offset` is the first bad byte. Nothing is stored (bytes are never replaced with U+FFFD). In a bulk stream, per line in `errors[]`: that line fails alone.' },
   { code: 'invalid_json', status: 400, when: 'The request body is not valid JSON (or an NDJSON line is not).' },
   { code: 'validation_failed', status: 400, when: 'The body, query or parameters do not match the route schema; `details.issues` lists each bad field path with what was expected.' },
   { code: 'missing_api_key', status: 401, when: 'The route needs a credential and none was sent (`x-api-key` or `Authorization: Bearer`).' },

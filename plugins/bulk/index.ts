@@ -32,7 +32,6 @@ export default definePlugin({
   options: optionsSchema,
   errorCodes: [
     { code: 'line_too_long', status: 400, when: 'A bulk line is longer than `maxLineBytes`; the stream stops there. The lines before it are applied, and `details` carries their results (`linesRead`, `indexed`, `deleted`, `failed`, `errors`).' },
-    { code: 'invalid_utf8', status: 400, when: 'Per line, in `errors[]`: the line is not valid UTF-8; it fails alone and the other lines are applied.' },
     { code: 'document_exists', status: 409, when: 'Per line, in `errors[]`: a `create` action names an id that already exists.' },
     { code: 'invalid_action', status: 400, when: 'Per line, in `errors[]`: a `/v1/bulk` action line is not `{"index"|"create"|"delete": {...}}`, names no index, or is followed by no document.' },
   ],
