@@ -167,6 +167,8 @@ function normaliseValue(type: FieldType, value: unknown): PreparedValue | undefi
 }
 
 function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
   const json = JSON.stringify(value) ?? String(value);
   const kind = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
   return `${kind} ${json.length > 40 ? `${json.slice(0, 40)}...` : json}`;

@@ -69,9 +69,12 @@ export function circleBox(lat: number, lon: number, radiusMeters: number): LatLo
 }
 
 /** "5km", "300m", "1.5 mi" or a number of metres. */
+/** Half the Earth's circumference: a radius this large already covers the whole globe. */
+export const maxRadiusMeters = 20_037_509;
+
 export function parseDistance(value: string | number): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(m|km|mi|yd|ft)?\s*$/i.exec(value);
+  const match = /^\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(m|km|mi|yd|ft)?\s*$/i.exec(value);
   if (!match) return undefined;
   const factor = { m: 1, km: 1000, mi: 1609.344, yd: 0.9144, ft: 0.3048 }[(match[2] ?? 'm').toLowerCase() as 'm']!;
   return Number(match[1]) * factor;

@@ -229,7 +229,7 @@ function throwIssues(issues: z.core.$ZodIssue[]): never {
   const all = toFieldIssues(issues);
   const mapping = all.filter((i) => i.path === 'mappings' || i.path.startsWith('mappings.'));
   if (mapping.length > 0) throw new InvalidMappingError(mapping);
-  throw new ValidationError(`Invalid index definition: ${all.map((i) => `${i.path}: ${i.message}`).join('; ')}`, all);
+  throw new ValidationError(`Invalid index definition: ${all.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, all);
 }
 
 /**

@@ -77,6 +77,11 @@ export const searchErrorCodes: ErrorCodeDoc[] = [
     when: 'Per document, in `errors[]`: the document is not a JSON object.',
   },
   {
+    code: 'invalid_sort',
+    status: 400,
+    when: 'A `sort` entry names a field the index does not map (other than `id` and `_score`), or a direction other than `asc`/`desc` (`"price:up"`); `details.path` points at it.',
+  },
+  {
     code: 'document_too_deep',
     status: 400,
     when: 'Per document, in `errors[]`: the document nests objects and arrays more than 64 levels deep.',

@@ -2,7 +2,7 @@ import type { BitsetBlock, KernelRunner } from '../../kernels/src/index.js';
 import { InputError } from '../../runtime/errors.js';
 import { andInPlace, andNotInPlace, popcount } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
-import { circleBox, parseDistance, type LatLonBox } from './geo-grid.js';
+import { circleBox, parseDistance, maxRadiusMeters, type LatLonBox } from './geo-grid.js';
 import { matchSet } from './match-set.js';
 import { compileProjection, projectSource } from './projection.js';
 import { keywordHighlighter, parseIndexQuery, resolveFields, type Hit } from './search-keyword.js';
@@ -75,6 +75,9 @@ export async function searchGeo(index: SearchIndex, runner: KernelRunner, query:
     centre = inRange(query.geo.lat, query.geo.lon, 'geo');
     radiusMeters = query.geo.radius === undefined ? undefined : parseDistance(query.geo.radius);
     if (radiusMeters === undefined) throw invalid('geo needs a radius ("5km", "300m" or metres) or a boundingBox.', 'geo.radius');
+    if (radiusMeters > maxRadiusMeters) {
+      throw invalid(`geo.radius is ${radiusMeters} m; the largest useful radius is ${maxRadiusMeters} m (about 20,038 km, half the Earth's circumference, which covers every point).`, 'geo.radius');
+    }
     box = circleBox(centre.lat, centre.lon, radiusMeters);
   }
 

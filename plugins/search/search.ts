@@ -9,7 +9,12 @@ import { searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
 
 const sortSchema = z
-  .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
+  .array(
+    z.union([
+      z.string().min(1),
+      z.record(z.string(), z.enum(['asc', 'desc'])),
+    ]),
+  )
   .transform((items) =>
     items.flatMap((item) =>
       typeof item === 'string'
@@ -78,6 +83,7 @@ export async function runSearch(index: SearchIndex, kernels: KernelRunner, body:
     // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
     vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus())!, body.q);
   }
+  if (body.sort) checkSort(body.sort, index.record.mappings);
   const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
   const result =
     body.mode === 'geo'
@@ -88,4 +94,17 @@ export async function runSearch(index: SearchIndex, kernels: KernelRunner, body:
           ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter })
           : await searchKeyword(index, kernels, { ...body, filter });
   return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
+}
+
+/** Every sort names a mapped field (or `id`, `_score`) and a direction of asc or desc: 400 `invalid_sort` otherwise. */
+function checkSort(sort: ReadonlyArray<{ field: string }>, mappings: Record<string, unknown>): void {
+  sort.forEach(({ field }, i) => {
+    if (field === 'id' || field === '_score' || Object.hasOwn(mappings, field)) return;
+    const direction = /^(.*):([^:]*)$/.exec(field);
+    const message =
+      direction && (Object.hasOwn(mappings, direction[1]!) || direction[1] === 'id')
+        ? `sort[${i}] "${field}" has the direction "${direction[2]}"; use "${direction[1]}:asc" or "${direction[1]}:desc".`
+        : `sort[${i}] names "${field}", which is not a mapped field of this index (nor id or _score).`;
+    throw new InputError('invalid_sort', message, { details: { path: `sort.${i}`, sort: field } });
+  });
 }
