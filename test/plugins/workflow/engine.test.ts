@@ -115,3 +115,12 @@ describe('engine', () => {
     expect((await runWorkflow(spec('merge') as any, { input: {}, attrs: {}, fixtures: { a: { p: 9, pinned: true } } })).output).toEqual({ p: 2, pinned: true });
   });
 });
+
+describe('docs/workflow.schema.json', () => {
+  it('is the JSON Schema generated from the spec schema', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { workflowJsonSchema } = await import('../../../plugins/workflow/spec.js');
+    const onDisk = JSON.parse(readFileSync(new URL('../../../docs/workflow.schema.json', import.meta.url), 'utf8'));
+    expect(onDisk).toEqual(workflowJsonSchema());
+  });
+});
