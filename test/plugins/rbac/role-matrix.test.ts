@@ -32,7 +32,7 @@ describe('every built-in role against every permission, driven by the documented
   const keys = new Map<string, string>();
   beforeAll(async () => {
     // Exactly the built-in plugins whose permissions the documented matrix covers, plus the probe.
-    r = await startRbac({ manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'probe'] }], plugins: { rbac: {}, products: undefined, search: {}, bulk: {}, probe } } });
+    r = await startRbac({ manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'probe'] }], plugins: { rbac: {}, products: undefined, search: {}, bulk: {}, workflow: {}, probe } } });
     for (const role of matrix.roles) keys.set(role, (await r.userWithKey(`${role}-user`, [role])).secret);
   });
   afterAll(() => r.stop());

@@ -48,8 +48,8 @@ describe('manifests/workflow-platform.json', () => {
     const me = await call(base, 'GET', '/hub/me', { key });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ ok: true, tenant: 'default', homeTenant: 'default', user: { name: 'admin', roles: ['superadmin'] }, key: { name: 'bootstrap', state: 'active' } });
-    // What the manifest's plugins declare; the workflow permissions arrive with the workflow plugin.
-    expect(me.body.permissions).toEqual(['system:read', 'rbac:manage', 'tenants:manage']);
+    // What the manifest's plugins declare: rbac's and the workflow plugin's (seed 001's names).
+    expect(me.body.permissions).toEqual(expect.arrayContaining(['system:read', 'rbac:manage', 'tenants:manage', 'workflow:read', 'workflow:deploy', 'telemetry:read', 'metrics:read', 'api:invoke']));
     expect(await call(base, 'GET', '/hub/me')).toMatchObject({ status: 401, body: { error: { code: 'missing_api_key' } } });
     expect((await fetch(`${base}/metrics`)).status).toBe(200);
     expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ ok: true });

@@ -66,7 +66,7 @@ describe('prepareDocument', () => {
     [[1, 2], 'A document must be a JSON object, got array [1,2]', 'invalid_document', undefined],
     ['doc', 'A document must be a JSON object, got string "doc"', 'invalid_document', undefined],
     [{ id: true }, 'id must be a string or a finite number, got boolean true', 'invalid_document_id', 'id'],
-    [{ id: null }, 'id must be a string or a finite number, got null null', 'invalid_document_id', 'id'],
+    [{ id: null }, 'id must be a string or a finite number, got null', 'invalid_document_id', 'id'],
     [{ id: '' }, 'id must not be empty', 'invalid_document_id', 'id'],
     [{ id: 'é'.repeat(257) }, 'id is longer than 512 bytes in UTF-8', 'invalid_document_id', 'id'],
   ])('rejects %j with its code', (raw, message, code, path) => {

@@ -1,0 +1,162 @@
+/**
+ * The SQLite driver (better-sqlite3), for `dbPath`: one file a user can open with `sqlite3`.
+ * WAL journal; each execution's record, timeline and search fields commit in one transaction;
+ * incremental auto-vacuum gives pruned pages back to the file system.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { DeployRecord, ExecutionRecord, TestRecord, WorkflowRecord, WorkflowStorage } from './storage.js';
+import { matchesQuery } from './storage.js';
+
+export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStorage {
+  const file = path.isAbsolute(dbPath) ? dbPath : path.resolve(path.dirname(manifestFile), dbPath);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS workflows (tenant TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
+    CREATE TABLE IF NOT EXISTS executions (tenant TEXT NOT NULL, id TEXT NOT NULL, workflow TEXT NOT NULL, status TEXT NOT NULL, started_at TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
+    CREATE INDEX IF NOT EXISTS executions_status ON executions (status);
+    CREATE TABLE IF NOT EXISTS execution_fields (tenant TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (tenant, field, value, id));
+    CREATE TABLE IF NOT EXISTS tests (tenant TEXT NOT NULL, id TEXT NOT NULL, workflow TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
+    CREATE TABLE IF NOT EXISTS deploys (tenant TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
+  `);
+  const st = {
+    putWf: db.prepare('INSERT OR REPLACE INTO workflows (tenant, id, json) VALUES (?, ?, ?)'),
+    getWf: db.prepare('SELECT json FROM workflows WHERE tenant = ? AND id = ?'),
+    listWf: db.prepare('SELECT json FROM workflows WHERE tenant = ? ORDER BY id'),
+    allWf: db.prepare('SELECT json FROM workflows ORDER BY tenant, id'),
+    delWf: db.prepare('DELETE FROM workflows WHERE tenant = ? AND id = ?'),
+    putEx: db.prepare('INSERT OR REPLACE INTO executions (tenant, id, workflow, status, started_at, json) VALUES (?, ?, ?, ?, ?, ?)'),
+    getEx: db.prepare('SELECT json FROM executions WHERE tenant = ? AND id = ?'),
+    pageEx: db.prepare('SELECT json FROM executions WHERE tenant = ? AND id < ? ORDER BY id DESC LIMIT ?'),
+    pageField: db.prepare('SELECT e.json FROM execution_fields f JOIN executions e ON e.tenant = f.tenant AND e.id = f.id WHERE f.tenant = ? AND f.field = ? AND f.value = ? AND f.id < ? ORDER BY f.id DESC LIMIT ?'),
+    putField: db.prepare('INSERT OR IGNORE INTO execution_fields (tenant, field, value, id) VALUES (?, ?, ?, ?)'),
+    delFields: db.prepare('DELETE FROM execution_fields WHERE tenant = ? AND id = ?'),
+    delEx: db.prepare('DELETE FROM executions WHERE tenant = ? AND id = ?'),
+    countEx: db.prepare('SELECT COUNT(*) AS n FROM executions WHERE tenant = ?'),
+    tenantsEx: db.prepare('SELECT DISTINCT tenant FROM executions'),
+    running: db.prepare("SELECT json FROM executions WHERE status = 'running'"),
+    oldest: db.prepare("SELECT id, started_at FROM executions WHERE tenant = ? AND status != 'running' ORDER BY id ASC LIMIT ?"),
+    putTest: db.prepare('INSERT OR REPLACE INTO tests (tenant, id, workflow, json) VALUES (?, ?, ?, ?)'),
+    getTest: db.prepare('SELECT json FROM tests WHERE tenant = ? AND id = ?'),
+    listTests: db.prepare('SELECT json FROM tests WHERE tenant = ? ORDER BY id'),
+    delTest: db.prepare('DELETE FROM tests WHERE tenant = ? AND id = ?'),
+    putDeploy: db.prepare('INSERT OR REPLACE INTO deploys (tenant, id, json) VALUES (?, ?, ?)'),
+    listDeploys: db.prepare('SELECT json FROM deploys WHERE tenant = ? ORDER BY id DESC LIMIT ?'),
+  };
+  const parse = <T>(row: unknown): T | undefined => (row === undefined ? undefined : (JSON.parse((row as { json: string }).json) as T));
+  const rows = <T>(list: unknown[]): T[] => list.map((r) => JSON.parse((r as { json: string }).json) as T);
+  const putEx = (e: ExecutionRecord): void => {
+    st.putEx.run(e.tenant, e.id, e.workflow, e.status, e.startedAt, JSON.stringify(e));
+  };
+  const finish = db.transaction((e: ExecutionRecord) => {
+    putEx(e);
+    for (const [f, v] of Object.entries(e.fields)) st.putField.run(e.tenant, f, v, e.id);
+  });
+  const remove = db.transaction((tenant: string, ids: string[]) => {
+    for (const id of ids) {
+      st.delFields.run(tenant, id);
+      st.delEx.run(tenant, id);
+    }
+  });
+
+  return {
+    driver: 'sqlite',
+    async listWorkflows(tenant) {
+      return rows<WorkflowRecord>(tenant === undefined ? st.allWf.all() : st.listWf.all(tenant));
+    },
+    async getWorkflow(tenant, id) {
+      return parse<WorkflowRecord>(st.getWf.get(tenant, id));
+    },
+    async putWorkflow(r) {
+      st.putWf.run(r.tenant, r.id, JSON.stringify(r));
+    },
+    async deleteWorkflow(tenant, id) {
+      return st.delWf.run(tenant, id).changes > 0;
+    },
+    async startExecution(e) {
+      putEx(e);
+    },
+    async finishExecution(e) {
+      finish(e);
+    },
+    async getExecution(tenant, id) {
+      return parse<ExecutionRecord>(st.getEx.get(tenant, id));
+    },
+    async queryExecutions(tenant, q) {
+      const out: ExecutionRecord[] = [];
+      let cursor = q.cursor ?? '\uffff';
+      const fields = Object.entries(q.fields ?? {});
+      const chunk = Math.max(q.limit * 2, 100);
+      for (;;) {
+        const page = rows<ExecutionRecord>(fields.length > 0 ? st.pageField.all(tenant, fields[0]![0], fields[0]![1], cursor, chunk) : st.pageEx.all(tenant, cursor, chunk));
+        for (const e of page) {
+          if (!matchesQuery(e, q)) continue;
+          if (out.length === q.limit) return { executions: out, nextCursor: out[out.length - 1]!.id };
+          out.push(e);
+        }
+        if (page.length < chunk) return { executions: out, nextCursor: null };
+        cursor = page[page.length - 1]!.id;
+      }
+    },
+    async countExecutions(tenant) {
+      return (st.countEx.get(tenant) as { n: number }).n;
+    },
+    async executionTenants() {
+      return (st.tenantsEx.all() as Array<{ tenant: string }>).map((r) => r.tenant);
+    },
+    async markInterrupted(now) {
+      const list = rows<ExecutionRecord>(st.running.all());
+      db.transaction(() => {
+        for (const e of list) putEx({ ...e, status: 'interrupted', finishedAt: now, error: { code: 'interrupted', message: 'the process stopped while this execution was running' } });
+      })();
+      return list.length;
+    },
+    async prune(tenant, o) {
+      const cutoff = new Date((o.now ?? Date.now()) - o.maxAgeMs).toISOString();
+      let excess = Math.max(0, (st.countEx.get(tenant) as { n: number }).n - o.maxCount);
+      const ids: string[] = [];
+      for (const r of st.oldest.all(tenant, o.batch) as Array<{ id: string; started_at: string }>) {
+        if (excess > 0 || r.started_at < cutoff) {
+          ids.push(r.id);
+          excess--;
+        } else break;
+      }
+      if (ids.length === 0) return 0;
+      remove(tenant, ids);
+      db.pragma('incremental_vacuum');
+      return ids.length;
+    },
+    async putTest(t: TestRecord) {
+      st.putTest.run(t.tenant, t.id, t.workflow, JSON.stringify(t));
+    },
+    async getTest(tenant, id) {
+      return parse<TestRecord>(st.getTest.get(tenant, id));
+    },
+    async listTests(tenant, workflow) {
+      return rows<TestRecord>(st.listTests.all(tenant)).filter((t) => workflow === undefined || t.workflow === workflow);
+    },
+    async deleteTest(tenant, id) {
+      return st.delTest.run(tenant, id).changes > 0;
+    },
+    async putDeploy(d: DeployRecord) {
+      st.putDeploy.run(d.tenant, d.id, JSON.stringify(d));
+    },
+    async listDeploys(tenant, limit) {
+      return rows<DeployRecord>(st.listDeploys.all(tenant, limit));
+    },
+    sizeBytes() {
+      const pages = db.pragma('page_count', { simple: true }) as number;
+      const free = db.pragma('freelist_count', { simple: true }) as number;
+      const size = db.pragma('page_size', { simple: true }) as number;
+      return (pages - free) * size;
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
