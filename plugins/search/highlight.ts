@@ -1,3 +1,4 @@
+import { analyzedPart } from './text-limits.js';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { valuesAtPath } from './document-validation.js';
 import { tokenize } from './tokenizer.js';
@@ -97,7 +98,9 @@ function render(text: string, window: Span, matches: Span[], pre: string, post: 
   return html + escapeHtml(text.slice(at, window.end));
 }
 
-function fragmentsOf(text: string, analyzer: Analyzer, terms: ReadonlySet<string>, options: HighlightOptions): Fragment[] {
+function fragmentsOf(whole: string, analyzer: Analyzer, terms: ReadonlySet<string>, options: HighlightOptions): Fragment[] {
+  // Only the analysed part of a value can hold matches (see text-limits.ts).
+  const text = analyzedPart(whole);
   const size = Math.max(1, Math.floor(options.fragmentSize ?? 100));
   const matches = analyzer.analyze(text).filter((t) => terms.has(t.term));
   if (matches.length === 0) return [];

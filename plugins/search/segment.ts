@@ -1,3 +1,4 @@
+import { analyzedPart } from './text-limits.js';
 import type { Analyzer } from './analyzer.js';
 
 /**
@@ -82,7 +83,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
         let length = 0;
         for (const value of values) {
           let last = -1;
-          for (const token of analyzer.analyze(String(value))) {
+          for (const token of analyzer.analyze(analyzedPart(String(value)))) {
             const position = base + token.position;
             last = position;
             length++;
