@@ -102,7 +102,7 @@ export class FileScan {
       let id: string;
       if (this.spec.idField !== undefined) {
         const value = doc[this.spec.idField];
-        if (typeof value !== 'string' && typeof value !== 'number') {
+        if ((typeof value !== 'string' && typeof value !== 'number') || value === '') {
           run.badLine(parsed.line, `Line ${parsed.line} has no "${this.spec.idField}" (string or number) to use as the id.`);
           continue;
         }

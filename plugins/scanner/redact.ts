@@ -22,16 +22,31 @@ export function redactUrl(value: string): string {
   return url.toString().replace(/%2A%2A%2A/g, MASK);
 }
 
-/** A connection (string or knex connection object) as it may be shown. */
+/**
+ * A connection (string or knex connection object) as it may be shown: secret fields and URL
+ * passwords masked, and the secret values masked wherever else they appear (a database named like
+ * the password).
+ */
 export function redactConnection(connection: unknown): unknown {
+  const secrets = secretsOf(connection);
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return scrub(value, secrets);
+    if (Array.isArray(value)) return value.map(clean);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
+    return value;
+  };
+  return clean(redactFields(connection));
+}
+
+function redactFields(connection: unknown): unknown {
   if (typeof connection === 'string') return redactUrl(connection);
-  if (Array.isArray(connection)) return connection.map(redactConnection);
+  if (Array.isArray(connection)) return connection.map(redactFields);
   if (connection && typeof connection === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(connection)) {
       if (secretKey.test(k) && v !== undefined && v !== null && v !== '') out[k] = MASK;
       else if (k === 'connectionString' && typeof v === 'string') out[k] = redactUrl(v);
-      else out[k] = typeof v === 'object' ? redactConnection(v) : typeof v === 'string' ? redactUrl(v) : v;
+      else out[k] = typeof v === 'object' ? redactFields(v) : typeof v === 'string' ? redactUrl(v) : v;
     }
     return out;
   }
