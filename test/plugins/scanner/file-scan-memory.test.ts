@@ -31,7 +31,7 @@ describe('file scan memory', () => {
       let chunk = '';
       for (let i = 0; i < 64; i++, lines++) chunk += `${JSON.stringify({ sku: `d${lines}`, title: `document ${lines} of a large file`, payload })}\n`;
       written += Buffer.byteLength(chunk);
-      if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
     }
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 
