@@ -43,7 +43,7 @@ describe('file scan memory', () => {
     await postJson(`${engineUrl}/v1/indexes`, { name: 'big', mappings: { title: { type: 'text' } } });
 
     const scannerManifest = path.join(dir, 'scanner.json');
-    writeFileSync(scannerManifest, JSON.stringify({ name: 'scanner', dataDir: './scanner-data', listeners: [{ name: 'scanner', port: 0, plugins: ['scanner'] }], plugins: { search: {}, scanner: { options: { roots: [data], allowPrivateAddresses: true, batchDocs: 1000 } } } }));
+    writeFileSync(scannerManifest, JSON.stringify({ name: 'scanner', dataDir: './scanner-data', listeners: [{ name: 'scanner', port: 0, plugins: ['scanner'] }], plugins: { search: {}, scanner: { options: { roots: [data], allowPrivateAddresses: true } } } }));
     const scanner = runCli(['serve', '--manifest', scannerManifest]);
     processes.push(scanner);
     const scannerUrl = (await scanner.waitForLog((l) => l.msg === 'listening')).url as string;
