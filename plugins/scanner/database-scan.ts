@@ -27,6 +27,7 @@ export interface DatabaseScanDeps {
   secrets: readonly string[];
   retryDelayMs: number;
   maxRetryDelayMs: number;
+  queryTimeoutMs: number;
   onWatching(): Promise<void>;
 }
 
@@ -66,7 +67,7 @@ export class DatabaseScan {
       while (!signal.aborted) {
         let caughtUp: boolean;
         try {
-          caughtUp = await this.pollOnce();
+          caughtUp = await this.pollWithin(this.deps.queryTimeoutMs);
           if (failures > 0) {
             failures = 0;
             run.record.retry = null;
@@ -110,7 +111,10 @@ export class DatabaseScan {
     const db = this.db;
     this.db = undefined;
     this.shape = undefined;
-    await db?.destroy().catch(() => undefined);
+    if (!db) return;
+    // A pool whose connection hangs (a half-open socket) may never finish draining: wait briefly, then let it go.
+    const destroyed = db.destroy().catch(() => undefined);
+    await Promise.race([destroyed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -123,6 +127,21 @@ export class DatabaseScan {
       }
       this.deps.signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** One poll, abandoned (and its connections destroyed) when it outlives the timeout. */
+  private async pollWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`The database did not answer within ${ms} ms.`), { code: 'source_unreachable' })), ms);
+    });
+    const poll = this.pollOnce();
+    poll.catch(() => undefined);
+    try {
+      return await Promise.race([poll, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Reads and applies one page; true when the table had nothing more (caught up). */

@@ -24,6 +24,11 @@ export const scannerOptionsSchema = z.strictObject({
   pollIntervalMs: z.number().int().min(10).max(86_400_000).default(5000),
   /** Database scans: default rows per page. @default 1000 */
   pageSize: z.number().int().min(1).max(100_000).default(1000),
+  /**
+   * Database scans: a poll (connect, read a page) taking longer than this is abandoned, its
+   * connections destroyed, and counted as a failure (a half-open connection must not hang a scan). @default 30000
+   */
+  queryTimeoutMs: z.number().int().min(100).default(30_000),
   /** Retry delays of a watching scan whose source is unreachable: first delay, doubled up to the maximum. @default 1000 */
   retryDelayMs: z.number().int().min(10).default(1000),
   /** @default 60000 */

@@ -113,6 +113,7 @@ export class ScanRunner {
           secrets,
           retryDelayMs: options.retryDelayMs,
           maxRetryDelayMs: options.maxRetryDelayMs,
+          queryTimeoutMs: options.queryTimeoutMs,
           onWatching,
         }).run();
       }

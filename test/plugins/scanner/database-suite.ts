@@ -34,7 +34,7 @@ export function databaseScanSuite(db: DatabaseUnderTest): void {
     const dataDir = tempDir('tessera-scan-db-');
     let t: ScannerApp;
     let admin: Knex;
-    const options = { roots: db.roots, allowPrivateAddresses: true, retryDelayMs: 50, maxRetryDelayMs: 200 };
+    const options = { roots: db.roots, allowPrivateAddresses: true, retryDelayMs: 50, maxRetryDelayMs: 200, queryTimeoutMs: 3000 };
 
     beforeAll(async () => {
       admin = db.admin();
