@@ -161,6 +161,6 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Search an index',
     body: searchQuerySchema,
-    handler: async ({ params, body, tenant }) => runSearch(engine().get(tenant, params.name!), ctx.kernels, body),
+    handler: async ({ params, body, tenant }) => runSearch(engine().get(tenant, params.name!), ctx.kernels, body, { timeoutMs: ctx.config.searchTimeoutMs }),
   });
 }

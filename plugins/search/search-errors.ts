@@ -77,6 +77,11 @@ export const searchErrorCodes: ErrorCodeDoc[] = [
     when: 'Per document, in `errors[]`: the document is not a JSON object.',
   },
   {
+    code: 'search_timeout',
+    status: 503,
+    when: 'The search ran past its time budget (plugin option `searchTimeoutMs`, default 10000 ms) and was stopped; `details.budgetMs` gives the budget.',
+  },
+  {
     code: 'invalid_sort',
     status: 400,
     when: 'A `sort` entry names a field the index does not map (other than `id` and `_score`), or a direction other than `asc`/`desc` (`"price:up"`); `details.path` points at it.',

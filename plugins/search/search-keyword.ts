@@ -1,3 +1,4 @@
+import type { Deadline } from './deadline.js';
 import type { KeywordField } from './segment.js';
 import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from '../../kernels/src/index.js';
 import { InputError } from '../../runtime/errors.js';
@@ -21,6 +22,8 @@ export interface KeywordQuery {
   size: number;
   from: number;
   sort?: Array<{ field: string; order: 'asc' | 'desc' }>;
+  /** The search's time budget, checked at safe points. */
+  deadline?: Deadline;
   projection?: Record<string, 0 | 1>;
   select?: string[];
   filter?: FilterNode;
@@ -195,12 +198,15 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       while (bases[s]! > global) s--;
       return { seg: segments[s]!, ord: global - bases[s]! };
     };
-    if (sorting) ranked = sortBy(index, ranked, locate, query.sort!);
+    query.deadline?.check();
+    if (sorting) ranked = sortBy(index, ranked, locate, query.sort!, query.deadline);
+    query.deadline?.check();
     const page = ranked.slice(query.from, want);
 
     const highlight = query.highlight === false ? undefined : highlighterFor(index, fields, leaves);
     const hits: Hit[] = [];
     for (const { global, score } of page) {
+      query.deadline?.check();
       const { seg, ord } = locate(global);
       const id = seg.data.ids[ord]!;
       const source = index.getDocument(id);
@@ -233,8 +239,10 @@ function sortBy(
   ranked: Array<{ global: number; score: number }>,
   locate: (global: number) => { seg: LoadedSegment; ord: number },
   sort: NonNullable<KeywordQuery['sort']>,
+  deadline?: Deadline,
 ): Array<{ global: number; score: number }> {
-  const keyed = ranked.map((r) => {
+  const keyed = ranked.map((r, i) => {
+    if ((i & 4095) === 4095) deadline?.check();
     const { seg, ord } = locate(r.global);
     const keys = sort.map(({ field, order }) => {
       const numeric = seg.data.numeric[field];

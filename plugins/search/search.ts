@@ -1,3 +1,4 @@
+import { Deadline } from './deadline.js';
 import { z } from 'zod';
 import type { KernelRunner } from '../../kernels/src/index.js';
 import { InputError } from '../../runtime/errors.js';
@@ -22,6 +23,9 @@ const sortSchema = z
         : Object.entries(item).map(([field, order]) => ({ field, order })),
     ),
   );
+
+/** A search's time budget when the plugin's `searchTimeoutMs` option is not set. */
+export const defaultSearchTimeoutMs = 10_000;
 
 /** SearchQuery of seed 000, plus `from`, `sort` and `filter`. Unknown keys are errors. */
 export const searchQuerySchema = z.strictObject({
@@ -66,8 +70,14 @@ export type SearchBody = z.output<typeof searchQuerySchema>;
  * the index, the query vector (given, or embedded from `q` by the index's embedder), the filter,
  * then the verb of the mode. Answers seed 000's SearchResult.
  */
-export async function runSearch(index: SearchIndex, kernels: KernelRunner, body: SearchBody): Promise<{ ok: true; total: number; tookMs: number; hits: unknown[] }> {
+export async function runSearch(
+  index: SearchIndex,
+  kernels: KernelRunner,
+  body: SearchBody,
+  limits: { timeoutMs?: number } = {},
+): Promise<{ ok: true; total: number; tookMs: number; hits: unknown[] }> {
   const started = performance.now();
+  const deadline = new Deadline(limits.timeoutMs ?? defaultSearchTimeoutMs);
   if (body.mode === 'geo' && !body.geo) {
     throw new InputError('invalid_geo_query', 'Search mode "geo" needs "geo": {lat, lon, radius} or {boundingBox}.', { details: { path: 'geo' } });
   }
@@ -91,8 +101,8 @@ export async function runSearch(index: SearchIndex, kernels: KernelRunner, body:
       : body.mode === 'semantic'
         ? await searchSemantic(index, kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select, efSearch: body.efSearch, exact: body.exact })
         : body.mode === 'hybrid'
-          ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter })
-          : await searchKeyword(index, kernels, { ...body, filter });
+          ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter, deadline })
+          : await searchKeyword(index, kernels, { ...body, filter, deadline });
   return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
 }
 
