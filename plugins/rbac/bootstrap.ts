@@ -54,6 +54,7 @@ export async function bootstrap(core: RbacCore, log: Logger): Promise<void> {
   if (!written) return;
   log.warn(
     { tenant, user: user.name, keyId: key.id, apiKey: generated.secret },
-    `Bootstrap admin API key, shown only this once; store it now: ${generated.secret}`,
+    // The secret appears once in the line, in `apiKey`: log shippers and screens do not get it twice.
+    'Bootstrap admin API key (the apiKey field), shown only this once; store it now',
   );
 }
