@@ -1,3 +1,4 @@
+import { clientAddress, type TrustedProxies } from './client-address.js';
 import type { Authenticator, AuthRequest, Principal, PluginMetrics } from '../../runtime/plugin.js';
 import { isTesseraError } from '../../runtime/plugin.js';
 import type { AuditActor, AuditLog } from './audit.js';
@@ -36,6 +37,7 @@ export interface AuthenticatorDeps {
   guard: BruteForceGuard;
   audit: AuditLog;
   metrics: PluginMetrics;
+  trustedProxies: TrustedProxies;
 }
 
 /** `x-api-key` (seed 001) first, then `Authorization: Bearer` (seed 002). */
@@ -68,8 +70,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   });
 
   return async function authenticate(request: AuthRequest): Promise<RbacPrincipal> {
-    const address = request.ip ?? 'unknown';
-    const where = { ip: request.ip ?? null, requestId: request.requestId };
+    const ip = clientAddress(request.ip, request.headers, deps.trustedProxies);
+    const address = ip ?? 'unknown';
+    const where = { ip: ip ?? null, requestId: request.requestId };
     const asked = { method: request.method, path: request.path, permission: request.permission };
     try {
       deps.guard.check(address);

@@ -1,3 +1,4 @@
+import { parseTrustedProxies } from './client-address.js';
 import type { Database } from 'lmdb';
 import type { Authenticator, PermissionInfo, PluginContext } from '../../runtime/plugin.js';
 import { AuditLog, type AuditEntry } from './audit.js';
@@ -74,6 +75,7 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     guard,
     audit,
     metrics: ctx.metrics,
+    trustedProxies: parseTrustedProxies(options.trustedProxies),
   });
   return {
     options,

@@ -74,7 +74,7 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
         action: 'key.created',
         actor: actorOf(principal),
         target: { type: 'key', id: record.id },
-        ...auditContext(request),
+        ...auditContext(core, request),
         details: { name: record.name, userId: record.userId, scopes, expiresAt: record.expiresAt },
       });
       return reply(201, { key: core.keys.view(record, now), secret: generated.secret });
@@ -116,7 +116,7 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
       const at = new Date();
       const revoked = (await core.keys.revoke(id, at.toISOString()))!;
       if (existing.revokedAt === null) {
-        await core.audit.append({ tenant: revoked.tenant, action: 'key.revoked', actor: actorOf(principal), target: { type: 'key', id }, ...auditContext(request), details: { name: revoked.name, userId: revoked.userId } });
+        await core.audit.append({ tenant: revoked.tenant, action: 'key.revoked', actor: actorOf(principal), target: { type: 'key', id }, ...auditContext(core, request), details: { name: revoked.name, userId: revoked.userId } });
       }
       return { key: core.keys.view(revoked, at.getTime()) };
     },

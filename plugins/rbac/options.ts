@@ -1,3 +1,4 @@
+import { isValidProxyEntry } from './client-address.js';
 import { z } from '../../runtime/plugin.js';
 import { permissionNamePattern } from './permissions.js';
 import { tenantIdPattern } from './tenants.js';
@@ -28,6 +29,15 @@ export const rbacOptions = z
      * `superadmin` hold them, custom roles may. @default []
      */
     extraPermissions: z.array(z.string().regex(permissionNamePattern, 'a permission such as "things:read"')).default([]),
+    /**
+     * Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` is believed: a request
+     * whose socket peer is one of them counts, for failed-key throttling and the audit log, as
+     * coming from the right-most forwarded address that is not itself trusted. @default []
+     */
+    trustedProxies: z
+      .array(z.string().refine(isValidProxyEntry, 'an IP address or CIDR range such as "10.0.0.0/8"'))
+      .default([])
+      .describe('Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); empty: the header is ignored.'),
   })
   .strict();
 

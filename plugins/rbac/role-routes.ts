@@ -52,7 +52,7 @@ export function registerRoleRoutes(routes: Routes, core: RbacCore): void {
         createdBy: principal.userId,
       };
       if (!(await core.roles.create(record))) throw roleExists(body.name);
-      await core.audit.append({ tenant: record.tenant, action: 'role.created', actor: actorOf(principal), target: { type: 'role', id: record.name }, ...auditContext(request), details: { permissions } });
+      await core.audit.append({ tenant: record.tenant, action: 'role.created', actor: actorOf(principal), target: { type: 'role', id: record.name }, ...auditContext(core, request), details: { permissions } });
       return reply(201, { role: { name: record.name, description: record.description, permissions, builtIn: false } });
     },
   });

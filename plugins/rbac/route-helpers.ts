@@ -1,3 +1,4 @@
+import { clientAddress, parseTrustedProxies } from './client-address.js';
 import { getRequestIP } from 'h3';
 import type { PluginContext, RouteRequest } from '../../runtime/plugin.js';
 import { z } from '../../runtime/plugin.js';
@@ -53,6 +54,7 @@ export function takePage<T extends { id: string }>(items: Iterable<T>, limit: nu
   return { items: out, nextCursor: null };
 }
 
-export function auditContext(request: RouteRequest<unknown, unknown>): { ip: string | null; requestId: string } {
-  return { ip: getRequestIP(request.event) ?? null, requestId: request.requestId };
+export function auditContext(core: RbacCore, request: RouteRequest<unknown, unknown>): { ip: string | null; requestId: string } {
+  const ip = clientAddress(getRequestIP(request.event), request.headers, parseTrustedProxies(core.options.trustedProxies));
+  return { ip: ip ?? null, requestId: request.requestId };
 }

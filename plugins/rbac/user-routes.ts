@@ -79,7 +79,7 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
         createdBy: principal.userId,
       };
       if (!(await core.users.create(user))) throw userExists(body.name);
-      await core.audit.append({ tenant: user.tenant, action: 'user.created', actor: actorOf(principal), target: { type: 'user', id: user.id }, ...auditContext(request), details: { name: user.name, roles } });
+      await core.audit.append({ tenant: user.tenant, action: 'user.created', actor: actorOf(principal), target: { type: 'user', id: user.id }, ...auditContext(core, request), details: { name: user.name, roles } });
       return reply(201, { user });
     },
   });
@@ -120,7 +120,7 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
           action: rolesChanged ? 'user.roles_changed' : 'user.updated',
           actor: actorOf(principal),
           target: { type: 'user', id: updated.id },
-          ...auditContext(request),
+          ...auditContext(core, request),
           details: rolesChanged ? { changed, before: target.roles, after: updated.roles } : { changed },
         });
       }
