@@ -77,6 +77,11 @@ export const searchErrorCodes: ErrorCodeDoc[] = [
     when: 'Per document, in `errors[]`: the document is not a JSON object.',
   },
   {
+    code: 'query_too_complex',
+    status: 400,
+    when: 'The parsed `q` holds more than 1024 clauses (terms and phrases) or more than 64 phrases; `details` gives the counts and the caps.',
+  },
+  {
     code: 'search_timeout',
     status: 503,
     when: 'The search ran past its time budget (plugin option `searchTimeoutMs`, default 10000 ms) and was stopped; `details.budgetMs` gives the budget.',

@@ -74,9 +74,11 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
   const projection = compileProjection(query.projection, query.select);
   const segments = index.segments;
   const n = index.docCount;
+  // Parsed and checked before anything else, so a bad query is a 400 even on an empty index.
+  const ast = parseIndexQuery(index, query, fields);
+  checkComplexity(ast);
   if (n === 0 || segments.length === 0) return { total: 0, hits: [] };
 
-  const ast = parseIndexQuery(index, query, fields);
   const scope = { fields: fields.map((f) => f.field) };
   const leaves = dedupeLeaves(positiveLeaves(ast));
   const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
@@ -344,4 +346,34 @@ export function keywordHighlighter(index: SearchIndex, query: Pick<KeywordQuery,
   const fields = resolveFields(index, query.fields);
   if (fields.length === 0 || !query.q) return () => ({});
   return highlighterFor(index, fields, positiveLeaves(parseIndexQuery(index, query, fields)));
+}
+
+/** Clauses (terms and phrases) one query may hold, and phrases among them (each is verified by positions). */
+export const maxQueryClauses = 1024;
+export const maxQueryPhrases = 64;
+
+/**
+ * 400 `query_too_complex` past the caps, as Lucene's `maxClauseCount` (1024) refuses an oversized
+ * BooleanQuery: a `q` inside the 10,000-character limit can otherwise hold hundreds of phrases, each
+ * verified against positions on the main thread.
+ */
+function checkComplexity(ast: QueryNode): void {
+  let clauses = 0;
+  let phrases = 0;
+  const stack: QueryNode[] = [ast];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'term') clauses++;
+    else if (node.type === 'phrase') {
+      clauses++;
+      phrases++;
+    } else if (node.type === 'bool') stack.push(...node.must, ...node.should, ...node.mustNot);
+  }
+  if (clauses > maxQueryClauses || phrases > maxQueryPhrases) {
+    throw new InputError(
+      'query_too_complex',
+      `The query has ${clauses} clauses and ${phrases} phrases; at most ${maxQueryClauses} clauses and ${maxQueryPhrases} phrases are allowed. Remove repeated words or phrases, or split the search.`,
+      { details: { clauses, phrases, maxClauses: maxQueryClauses, maxPhrases: maxQueryPhrases } },
+    );
+  }
 }

@@ -182,7 +182,7 @@ describe('searchErrorCodes', () => {
   it('documents each code once with a status', () => {
     expect(searchErrorCodes.map((c) => [c.code, c.status])).toEqual([
       ['invalid_index_name', 400], ['invalid_mapping', 400], ['mapping_conflict', 409], ['validation_failed', 400],
-      ['invalid_document', 400], ['search_timeout', 503], ['invalid_sort', 400], ['document_too_deep', 400], ['invalid_document_id', 400], ['invalid_vector', 400], ['invalid_filter', 400], ['invalid_projection', 400],
+      ['invalid_document', 400], ['query_too_complex', 400], ['search_timeout', 503], ['invalid_sort', 400], ['document_too_deep', 400], ['invalid_document_id', 400], ['invalid_vector', 400], ['invalid_filter', 400], ['invalid_projection', 400],
     ]);
   });
 });

@@ -34,4 +34,13 @@ describe('error messages that say what is wrong', () => {
     const doc = await json(await postJson(`${base}/shop/documents`, [{ id: 'a', price: null }, null]));
     for (const e of doc.errors) expect(e.message).not.toContain('null null');
   });
+
+  it('refuses a query with too many phrases or clauses with query_too_complex', async () => {
+    const phrases = await postJson(`${base}/shop/search`, { q: Array(65).fill('"alpha beta"').join(' ') });
+    expect(phrases.status).toBe(400);
+    expect((await json(phrases)).error).toMatchObject({ code: 'query_too_complex', details: { phrases: 65, maxPhrases: 64 } });
+    const clauses = await postJson(`${base}/shop/search`, { q: Array.from({ length: 1100 }, (_, i) => `w${i}`).join(' ') });
+    expect((await json(clauses)).error.code).toBe('query_too_complex');
+    expect((await postJson(`${base}/shop/search`, { q: Array(64).fill('"alpha beta"').join(' ') })).status).toBe(200);
+  });
 });
