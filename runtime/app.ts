@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Logger } from 'pino';
 import { createKernelRunner, type KernelRunner } from '../kernels/src/index.js';
-import { isErrorTable } from './define-errors.js';
 import { TesseraError, isTesseraError } from './errors.js';
 import { openEventsDb, PersistedEventLog } from './events/event-log.js';
 import { healthBody } from './health.js';

@@ -5,7 +5,7 @@ import { H3, HTTPError, getRequestIP, type H3Event } from 'h3';
 import { toNodeHandler } from 'h3/node';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import { isJsonMediaType, limitedBody, mediaType, parseJson, readBodyText, UnsupportedMediaTypeError } from './body.js';
+import { isJsonMediaType, mediaType, parseJson, readBodyText, UnsupportedMediaTypeError } from './body.js';
 import { TesseraError, isTesseraError } from './errors.js';
 import type { ResolvedListener } from './manifest.js';
 import type { ThrottleTier, ThrottleTierConfig } from './manifest-schema.js';

@@ -35,7 +35,7 @@ export type { TaskHandle, TaskRunner } from './tasks.js';
 export type { ThrottleTier } from './manifest-schema.js';
 export { reply, Reply } from './reply.js';
 export { sse, type ServerSentEvent } from './sse.js';
-export { BodyTooLargeError, InvalidJsonError, UnsupportedMediaTypeError, mediaType } from './body.js';
+export { BodyTooLargeError, InvalidJsonError, UnsupportedMediaTypeError, firstInvalidUtf8, mediaType } from './body.js';
 export { validate } from './validation.js';
 
 /** Identity: it exists so the plugin object is type-checked where it is written. */

@@ -40,7 +40,11 @@ const vocab = new Map<string, number>();
 const df: number[] = [];
 for (const c of docCounts) for (const t of c.keys()) {
   let i = vocab.get(t);
-  if (i === undefined) vocab.set(t, (i = df.length)), df.push(0);
+  if (i === undefined) {
+        i = df.length;
+        vocab.set(t, i);
+        df.push(0);
+      }
   df[i]!++;
 }
 const N = docCounts.length;

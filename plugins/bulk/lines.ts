@@ -1,6 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { firstInvalidUtf8 } from '../../runtime/body.js';
-import { InputError } from '../../runtime/errors.js';
+import { firstInvalidUtf8, InputError } from 'tessera/plugin';
 
 export interface Line {
   /** 1-based, as editors and error messages count. */

@@ -1,5 +1,4 @@
-import { TesseraError } from '../../runtime/errors.js';
-import type { RouteRequest } from '../../runtime/plugin.js';
+import { TesseraError, type RouteRequest } from 'tessera/plugin';
 import type { BulkResult } from './bulk-result.js';
 import type { BulkWriter } from './bulk-writer.js';
 import { lines, LineTooLongError, type Line } from './lines.js';

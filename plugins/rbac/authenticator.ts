@@ -1,6 +1,5 @@
 import { clientAddress, type TrustedProxies } from './client-address.js';
-import type { Authenticator, AuthRequest, Principal, PluginMetrics } from '../../runtime/plugin.js';
-import { isTesseraError } from '../../runtime/plugin.js';
+import { type Authenticator, type AuthRequest, type Principal, type PluginMetrics, isTesseraError } from 'tessera/plugin';
 import type { AuditActor, AuditLog } from './audit.js';
 import type { BruteForceGuard } from './brute-force.js';
 import { invalidApiKey, missingApiKey, permissionDenied } from './errors.js';

@@ -1,6 +1,6 @@
 import { parseTrustedProxies } from './client-address.js';
 import type { Database } from 'lmdb';
-import type { Authenticator, PermissionInfo, PluginContext } from '../../runtime/plugin.js';
+import type { Authenticator, PermissionInfo, PluginContext } from 'tessera/plugin';
 import { AuditLog, type AuditEntry } from './audit.js';
 import { createAuthenticator } from './authenticator.js';
 import { BruteForceGuard } from './brute-force.js';

@@ -1,4 +1,4 @@
-import { AuthenticationError, ConflictError, InputError, NotFoundError, PermissionError, TesseraError } from '../../runtime/plugin.js';
+import { AuthenticationError, ConflictError, InputError, NotFoundError, PermissionError, TesseraError } from 'tessera/plugin';
 
 const plugin = 'rbac';
 

@@ -1,4 +1,4 @@
-import { definePlugin, defineToken } from '../../runtime/plugin.js';
+import { definePlugin, defineToken } from 'tessera/plugin';
 import { bootstrap } from './bootstrap.js';
 import { createCore } from './core.js';
 import { rbacErrorCodes } from './errors.js';

@@ -1,4 +1,4 @@
-import { permissionNamePattern, type PermissionDeclaration, type PermissionInfo } from '../../runtime/plugin.js';
+import { permissionNamePattern, type PermissionDeclaration, type PermissionInfo } from 'tessera/plugin';
 
 export { permissionNamePattern };
 

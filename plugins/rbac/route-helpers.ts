@@ -1,7 +1,6 @@
 import { clientAddress, parseTrustedProxies } from './client-address.js';
 import { getRequestIP } from 'h3';
-import type { PluginContext, RouteRequest } from '../../runtime/plugin.js';
-import { z } from '../../runtime/plugin.js';
+import { type PluginContext, type RouteRequest, z } from 'tessera/plugin';
 import type { RbacPrincipal } from './authenticator.js';
 import type { RbacCore } from './core.js';
 import { invalidCursor } from './errors.js';

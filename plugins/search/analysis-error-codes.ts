@@ -1,4 +1,4 @@
-import type { ErrorCodeDoc } from '../../runtime/error-codes.js';
+import type { ErrorCodeDoc } from 'tessera/plugin';
 
 /** The errors of analysis and query parsing, for the search plugin's `errorCodes` (docs/errors.md). */
 export const analysisErrorCodes: ErrorCodeDoc[] = [

@@ -1,4 +1,4 @@
-import { InputError } from '../../runtime/errors.js';
+import { InputError } from 'tessera/plugin';
 import { stemEnglish, stripPossessive } from './english-stemmer.js';
 import { englishStopWords } from './stop-words.js';
 import { tokenize, type Token } from './tokenizer.js';

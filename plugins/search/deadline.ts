@@ -1,4 +1,4 @@
-import { TesseraError } from '../../runtime/errors.js';
+import { TesseraError } from 'tessera/plugin';
 
 export class SearchTimeoutError extends TesseraError {
   constructor(budgetMs: number) {

@@ -6,6 +6,7 @@
  * Only the combining-diacritics blocks are stripped, not every mark (\p{M}): Indic vowel signs
  * and the Japanese voicing marks are marks too, and removing them would change the word.
  */
+// oxlint-disable-next-line no-misleading-character-class -- the class lists the combining marks on purpose
 const combiningDiacritics = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g;
 
 /** Letters that carry their "accent" in the letter itself, so decomposition leaves them alone. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError, type FieldIssue } from '../../runtime/errors.js';
+import { ValidationError, type FieldIssue } from 'tessera/plugin';
 import { analyzerNames, isAnalyzerName } from './analyzer.js';
 import { builtinModels, LATEST_BUILTIN_MODEL } from './embedder.js';
 import { parseMinimumShouldMatch } from './minimum-should-match.js';

@@ -1,4 +1,4 @@
-import { InputError } from '../../runtime/errors.js';
+import { InputError } from 'tessera/plugin';
 
 /**
  * `minimumShouldMatch`: how many of a query's optional clauses a document must match.

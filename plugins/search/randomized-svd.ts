@@ -1,4 +1,4 @@
-import { mulberry32 } from '../../kernels/src/prng.js';
+import { mulberry32 } from 'tessera/kernels';
 
 /** A sparse matrix by columns: column c holds `rows[c][i]` -> `values[c][i]`. */
 export interface SparseColumns {

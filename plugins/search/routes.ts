@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import { InputError } from '../../runtime/errors.js';
-import { InvalidJsonError, mediaType } from '../../runtime/body.js';
-import type { PluginContext, RouteRequest } from '../../runtime/plugin-types.js';
-import { reply } from '../../runtime/reply.js';
+import { InputError, InvalidJsonError, mediaType, type PluginContext, type RouteRequest } from 'tessera/plugin';
 import { parseFilter } from './filter.js';
 import { parseCreateIndex, parsePatchIndex } from './mappings.js';
 import type { SearchOptions } from './options.js';

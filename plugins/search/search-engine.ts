@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { KernelRunner } from '../../kernels/src/index.js';
-import { ConflictError, InputError, NotFoundError } from '../../runtime/errors.js';
-import type { StoreNamespace } from '../../runtime/store.js';
+import type { KernelRunner } from 'tessera/kernels';
+import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera/plugin';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
 import { JobQueue } from './job-queue.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';

@@ -1,5 +1,4 @@
-import type { ErrorCodeDoc } from '../../runtime/error-codes.js';
-import { ConflictError, InputError, type FieldIssue } from '../../runtime/errors.js';
+import { type ErrorCodeDoc, ConflictError, InputError, type FieldIssue } from 'tessera/plugin';
 
 /**
  * Errors of index definitions, documents, filters and projections. Per-document problems met while

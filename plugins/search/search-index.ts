@@ -2,10 +2,9 @@ import { prepareRows } from './vector-range.js';
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
-import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from '../../kernels/src/index.js';
+import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from 'tessera/kernels';
 import { GeoGrid } from './geo-grid.js';
-import { InputError } from '../../runtime/errors.js';
-import type { StoreNamespace } from '../../runtime/store.js';
+import { InputError, type StoreNamespace } from 'tessera/plugin';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, andNotInPlace, emptySet, has, members, popcount, type Bitset } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
@@ -563,7 +562,6 @@ export class SearchIndex {
   reindex(): Promise<void> {
     return this.serialise(async () => {
       if (this.segments.length === 0) return;
-      const uuid = this.record.uuid;
       const docs: IndexableDocument[] = [];
       // Documents that no longer fit the new mappings stay stored but leave the index: say so.
       const dropped: Array<{ id: string; code: string; message: string }> = [];

@@ -1,7 +1,7 @@
 import type { Deadline } from './deadline.js';
-import type { KeywordField } from './segment.js';
-import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from '../../kernels/src/index.js';
-import { InputError } from '../../runtime/errors.js';
+import { lookup, type KeywordField } from './segment.js';
+import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera/kernels';
+import { InputError } from 'tessera/plugin';
 import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
 import { highlightDocument } from './highlight.js';
@@ -11,7 +11,6 @@ import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from
 import { parseQuery } from './query-parser.js';
 import { segmentColumns } from './segment-columns.js';
 import type { LoadedSegment, SearchIndex } from './search-index.js';
-import { lookup } from './segment.js';
 
 export interface KeywordQuery {
   q?: string;

@@ -1,6 +1,5 @@
-import type { KernelRunner } from '../../kernels/src/index.js';
-import { isTesseraError } from '../../runtime/errors.js';
-import { validate } from '../../runtime/validation.js';
+import type { KernelRunner } from 'tessera/kernels';
+import { isTesseraError, validate } from 'tessera/plugin';
 import { parseCreateIndex } from './mappings.js';
 import { runSearch, searchQuerySchema } from './search.js';
 import { describe, type SearchEngine } from './search-engine.js';

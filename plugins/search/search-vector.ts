@@ -1,6 +1,6 @@
 import { rescaleForCosine, vectorRangeProblem } from './vector-range.js';
-import type { BitsetBlock, KernelRunner, Metric } from '../../kernels/src/index.js';
-import { InputError } from '../../runtime/errors.js';
+import type { BitsetBlock, KernelRunner, Metric } from 'tessera/kernels';
+import { InputError } from 'tessera/plugin';
 import { andInPlace, andNotInPlace, popcount } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
 import { compileProjection, projectSource } from './projection.js';

@@ -7,7 +7,7 @@ import type { KeywordField, SegmentData, TextField } from './segment.js';
  * would touch every stored byte of the merged documents).
  */
 export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; deleted: Bitset }>): SegmentData {
-  const remap = parts.map(({ data, deleted }) => new Int32Array(data.docCount).fill(-1));
+  const remap = parts.map(({ data }) => new Int32Array(data.docCount).fill(-1));
   const ids: string[] = [];
   parts.forEach(({ data, deleted }, p) => {
     for (let ord = 0; ord < data.docCount; ord++) {

@@ -11,8 +11,7 @@ export type WordCallback = (start: number, end: number, ascii: boolean) => void;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
-// ASCII classes from the Word_Break property.
-const OTHER = 0;
+// ASCII classes from the Word_Break property (0, the table's default, is Other).
 const LETTER = 1; // ALetter
 const DIGIT = 2; // Numeric
 const UNDERSCORE = 3; // ExtendNumLet

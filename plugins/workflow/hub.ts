@@ -1,5 +1,5 @@
 /** The /hub/* control-plane routes of the workflow plugin (the /hub/me and /hub/rbac/* rows are rbac's). */
-import { reply, z, type PluginContext } from 'tessera/plugin';
+import { reply, z, type PluginContext, sortableId } from 'tessera/plugin';
 import { buildBundle, planDeploy } from './deploy.js';
 import { workflowErrors as errors } from './errors.js';
 import type { WorkflowOptions } from './options.js';
@@ -7,7 +7,6 @@ import { runTest, type TestResult } from './regress.js';
 import type { WorkflowService } from './service.js';
 import type { WorkflowSpec } from './spec.js';
 import type { ExecutionRecord, TestRecord, WorkflowRecord } from './storage.js';
-import { sortableId } from 'tessera/plugin';
 
 const specBody = z.unknown().describe('A workflow specification (docs/workflow.schema.json).');
 
@@ -306,7 +305,7 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
     handler: ({ tenant, params }) => {
       const job = ctx.jobs.tenant(tenant).get(params.id!);
       if (!job || job.name !== 'run-tests') throw errors.test_not_found({ id: params.id! });
-      return { run: { id: job.id, state: job.state, ...((job.result as object) ?? {}), error: job.error ?? null } };
+      return { run: { id: job.id, state: job.state, ...(job.result as object), error: job.error ?? null } };
     },
   });
 

@@ -31,8 +31,11 @@ export function structuralDiff(expected: unknown, actual: unknown, ignore: reado
     const n = Math.max(expected.length, actual.length);
     for (let i = 0; i < n; i++) {
       const p = `${path}[${i}]`;
-      if (i >= actual.length) !ignored(p, ignore) && out.push({ path: p, expected: expected[i], kind: 'missing' });
-      else if (i >= expected.length) !ignored(p, ignore) && out.push({ path: p, actual: actual[i], kind: 'unexpected' });
+      if (i >= actual.length) {
+        if (!ignored(p, ignore)) out.push({ path: p, expected: expected[i], kind: 'missing' });
+      } else if (i >= expected.length) {
+        if (!ignored(p, ignore)) out.push({ path: p, actual: actual[i], kind: 'unexpected' });
+      }
       else structuralDiff(expected[i], actual[i], ignore, p, out);
     }
     return out;
@@ -41,8 +44,11 @@ export function structuralDiff(expected: unknown, actual: unknown, ignore: reado
   if (isObj(expected) && isObj(actual)) {
     for (const k of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
       const p = `${path}.${k}`;
-      if (!(k in actual)) !ignored(p, ignore) && out.push({ path: p, expected: expected[k], kind: 'missing' });
-      else if (!(k in expected)) !ignored(p, ignore) && out.push({ path: p, actual: actual[k], kind: 'unexpected' });
+      if (!(k in actual)) {
+        if (!ignored(p, ignore)) out.push({ path: p, expected: expected[k], kind: 'missing' });
+      } else if (!(k in expected)) {
+        if (!ignored(p, ignore)) out.push({ path: p, actual: actual[k], kind: 'unexpected' });
+      }
       else structuralDiff(expected[k], actual[k], ignore, p, out);
     }
     return out;

@@ -1,6 +1,6 @@
 import type { Database } from 'lmdb';
 import type { StoreNamespace } from 'tessera/plugin';
-import { matchesQuery, type DeployRecord, type ExecutionRecord, type PruneOptions, type TestRecord, type TraceQuery, type WorkflowRecord, type WorkflowStorage } from './storage.js';
+import { matchesQuery, type DeployRecord, type ExecutionRecord, type PruneOptions, type TestRecord, type WorkflowRecord, type WorkflowStorage } from './storage.js';
 
 type K2 = [string, string];
 

@@ -6,8 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { DeployRecord, ExecutionRecord, TestRecord, WorkflowRecord, WorkflowStorage } from './storage.js';
-import { matchesQuery } from './storage.js';
+import { matchesQuery, type DeployRecord, type ExecutionRecord, type TestRecord, type WorkflowRecord, type WorkflowStorage } from './storage.js';
 
 export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStorage {
   const file = path.isAbsolute(dbPath) ? dbPath : path.resolve(path.dirname(manifestFile), dbPath);

@@ -71,7 +71,10 @@ describe('HNSW graph kernel', () => {
     const seen = new Uint8Array(3_000);
     const queue = [entry];
     seen[entry] = 1;
-    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) queue.push(id), (seen[id] = 1);
+    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) {
+      queue.push(id);
+      seen[id] = 1;
+    }
     // The pruning heuristic can strand a node or two on level 0 (hnswlib and the paper alike); a
     // broken link step strands hundreds.
     expect(seen.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_990);
@@ -227,7 +230,10 @@ describe('HNSW graph kernel', () => {
     const seen = new Uint8Array(3_000);
     const queue = [entry];
     seen[entry] = 1;
-    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) queue.push(id), (seen[id] = 1);
+    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) {
+      queue.push(id);
+      seen[id] = 1;
+    }
     expect(seen.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_990);
     expect(() => runner.createHnswGraph(all, { metric: 'cosine', m: 8, efConstruction: 100, from: first })).toThrow(/other parameters/);
     expect(() => runner.createHnswGraph(head, { metric: 'cosine', m: 12, efConstruction: 100, from: grown })).toThrow(/more than the block/);

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, postJson, tempDir } from '../../helpers/app.js';
-import { docCount, getDocument, getScan, isFinal, searchIds, startScan, startScanner, waitFor, waitForScan, type ScannerApp } from './support.js';
+import { docCount, getDocument, getScan, isFinal, searchIds, startScan, startScanner, waitForScan, type ScannerApp } from './support.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 /** One driver under the shared database-scan behaviours (the same cases run against SQLite, PostgreSQL and MariaDB). */

@@ -1,0 +1,64 @@
+/**
+ * The plugin boundary (docs/plugin-api.md): a plugin imports the runtime only through
+ * `tessera/plugin` and `tessera/kernels`, its own files, npm packages, and other plugins' `index`
+ * modules. Anything else couples it to runtime internals a third-party plugin cannot reach.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+
+export interface BoundaryViolation {
+  /** The importing file, relative to the plugins directory. */
+  file: string;
+  line: number;
+  specifier: string;
+  reason: string;
+}
+
+const allowedPackageEntries = new Set(['tessera/plugin', 'tessera/kernels']);
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(m|c)?tsx?$/.test(entry) && !entry.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Why `specifier`, imported by `file` of plugin `pluginDir`, crosses the boundary; undefined when it does not. */
+function violation(pluginsDir: string, pluginDir: string, file: string, specifier: string): string | undefined {
+  if (specifier === 'tessera' || specifier.startsWith('tessera/')) {
+    return allowedPackageEntries.has(specifier) ? undefined : `'${specifier}' is not a plugin entry point (use 'tessera/plugin' or 'tessera/kernels')`;
+  }
+  if (!specifier.startsWith('.') && !specifier.startsWith('/')) return undefined; // an npm package or a node: builtin
+  const target = resolve(dirname(file), specifier);
+  if (target === pluginDir || target.startsWith(pluginDir + sep)) return undefined;
+  const fromPlugins = relative(pluginsDir, target);
+  if (fromPlugins.startsWith('..') || fromPlugins === '') return `reaches outside plugins/ into ${relative(dirname(pluginsDir), target) || '.'}`;
+  const [other, ...rest] = fromPlugins.split(sep);
+  if (rest.length === 1 && /^index\.(js|ts|mjs|mts)$/.test(rest[0]!)) return undefined;
+  return `imports plugin "${other}"'s internal module ${rest.join('/')} (only its index is public)`;
+}
+
+/** Every import, re-export and dynamic import under `pluginsDir` (one directory per plugin) that crosses the boundary. */
+export function checkPluginBoundary(pluginsDir: string): BoundaryViolation[] {
+  const root = resolve(pluginsDir);
+  const out: BoundaryViolation[] = [];
+  for (const name of readdirSync(root)) {
+    const pluginDir = join(root, name);
+    if (!statSync(pluginDir).isDirectory()) continue;
+    for (const file of sourceFiles(pluginDir)) {
+      const text = readFileSync(file, 'utf8');
+      const info = ts.preProcessFile(text, true, true);
+      for (const ref of info.importedFiles) {
+        const reason = violation(root, pluginDir, file, ref.fileName);
+        if (!reason) continue;
+        const line = text.slice(0, ref.pos).split('\n').length;
+        out.push({ file: relative(root, file).split(sep).join('/'), line, specifier: ref.fileName, reason });
+      }
+    }
+  }
+  return out;
+}
