@@ -3,7 +3,8 @@ import { analysisErrorCodes } from './analysis-error-codes.js';
 import { searchOptionsSchema } from './options.js';
 import { registerRoutes } from './routes.js';
 import { searchErrorCodes } from './search-errors.js';
-import { SearchEngine, type SearchIndex } from './search-engine.js';
+import { searchJobs } from './background.js';
+import { SearchEngine } from './search-engine.js';
 import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
 
@@ -35,28 +36,17 @@ export default definePlugin({
     { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
   ],
   setup(ctx) {
-    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log });
+    const background = searchJobs({
+      jobs: ctx.jobs,
+      log: ctx.log,
+      engine: () => engine,
+      buildConcurrency: () => ctx.kernels.threads,
+      maxSegments: () => ctx.config.maxSegments,
+    });
+    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log, graphBuilds: background.graphBuilds });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
-    const merging = new Set<SearchIndex>();
-    const scheduleMerge = (index: SearchIndex): void => {
-      if (merging.has(index) || index.segments.length <= ctx.config.maxSegments) return;
-      merging.add(index);
-      try {
-        ctx.tasks.run(`merge:${index.record.tenant}/${index.name}`, async () => {
-          try {
-            // A dropped index has no segments left, so this does nothing for it.
-            await index.mergeIfNeeded(ctx.config.maxSegments);
-          } finally {
-            merging.delete(index);
-          }
-        });
-      } catch {
-        // Shutting down: the merge happens after the next start's first write instead.
-        merging.delete(index);
-      }
-    };
-    engine.onWrite = (index) => scheduleMerge(index);
+    engine.onWrite = (index) => background.scheduleMerge(index);
     registerRoutes(ctx, () => engine);
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { KernelRunner } from 'tessera/kernels';
 import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera/plugin';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
-import { JobQueue } from './job-queue.js';
+import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord, type WriteChange } from './search-index.js';
 import type { SearchEvents } from './service.js';
@@ -60,8 +60,8 @@ export class SearchEngine {
   private readonly store: StoreNamespace;
   private readonly kernels: () => KernelRunner;
   private readonly log: Logger;
-  /** Graph builds of every index, as many at once as the kernel pool has threads. */
-  private readonly buildQueue = new JobQueue(() => this.kernels().threads);
+  /** Graph builds of every index: the plugin's jobs, as many at once as the kernel pool has threads. */
+  private readonly graphBuilds: GraphBuildRunner;
   /** Called after every committed write to an index (the plugin schedules merges from it). */
   onWrite: (index: SearchIndex) => void = () => undefined;
 
@@ -82,8 +82,9 @@ export class SearchEngine {
     }
   }
 
-  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger }) {
+  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger; graphBuilds?: GraphBuildRunner }) {
     this.store = deps.store;
+    this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
     this.kernels = deps.kernels;
     this.log = deps.log;
     this.dbs = openDatabases(deps.store);
@@ -130,7 +131,7 @@ export class SearchEngine {
         this.onWrite(index);
         this.emit('documents.written', { tenant: index.record.tenant, index: index.name, upserted: change.upserted, deleted: change.deleted });
       },
-      buildQueue: this.buildQueue,
+      graphBuilds: this.graphBuilds,
     });
   }
 

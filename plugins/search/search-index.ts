@@ -17,7 +17,7 @@ import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import { termStatistics } from './term-statistics.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
 import { mergeSegmentData } from './segment-merge.js';
-import { JobQueue } from './job-queue.js';
+import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
 
 
 /** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
@@ -136,14 +136,14 @@ export class SearchIndex {
   /** The corpus-lsa-v1 term model that made the stored vectors, if the index has been trained. */
   termModel?: CorpusLsaModel;
   private readonly onWrite: (index: SearchIndex, change: WriteChange) => void;
-  /** Graph builds run on the engine's queue (one per kernel pool thread), in the order queued. */
-  private readonly buildQueue: JobQueue;
+  /** Where graph builds run: the plugin's jobs (one per kernel pool thread), in the order queued. */
+  private readonly graphBuilds: GraphBuildRunner;
   /** This index's builds not yet finished. */
   private readonly pendingBuilds = new Set<Promise<void>>();
 
-  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex, change: WriteChange) => void; buildQueue?: JobQueue }) {
+  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex, change: WriteChange) => void; graphBuilds?: GraphBuildRunner }) {
     this.record = record;
-    this.buildQueue = deps.buildQueue ?? new JobQueue(() => 1);
+    this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
     this.onWrite = deps.onWrite ?? (() => undefined);
     this.dbs = deps.dbs;
     this.store = deps.store;
@@ -280,14 +280,20 @@ export class SearchIndex {
         this.log.warn({ index: this.record.name, segment: segId, err: (err as Error).message }, 'merged segment graph cannot start from its largest part; building it whole');
       }
     }
-    const pending = this.buildQueue.run(() => this.buildGraph(segId, state, vectors, hnsw, metric, premade));
+    const label = { tenant: this.record.tenant, index: this.record.name, segment: segId, nodes: vectors.count };
+    const pending = this.graphBuilds(label, (signal, inserted) => {
+      // Shutdown or cancel of the job abandons the build as a merge or drop does.
+      if (signal.aborted) state.abort.abort();
+      else signal.addEventListener('abort', () => state.abort.abort(), { once: true });
+      return this.buildGraph(segId, state, vectors, hnsw, metric, premade, inserted);
+    });
     this.pendingBuilds.add(pending);
     void pending.finally(() => this.pendingBuilds.delete(pending));
     return state;
   }
 
   /** Never throws: a failed build leaves the segment scanned, and the queue goes on. */
-  private async buildGraph(segId: number, state: SegmentGraph, vectors: VectorBlock, hnsw: HnswSettings, metric: Metric, premade?: HnswGraphBlock): Promise<void> {
+  private async buildGraph(segId: number, state: SegmentGraph, vectors: VectorBlock, hnsw: HnswSettings, metric: Metric, premade: HnswGraphBlock | undefined, inserted: (n: number) => void): Promise<void> {
     const runner = this.kernels();
     const uuid = this.record.uuid;
     const started = performance.now();
@@ -306,7 +312,10 @@ export class SearchIndex {
       // Seeded by the segment id: the same documents in the same segment build the same graph.
       block ??= runner.createHnswGraph(vectors, { metric, m: hnsw.m, efConstruction: hnsw.efConstruction, seed: segId });
       // An int8 index builds on its codes too: 2.3x faster on mnist10k for the same recall.
-      await runner.buildHnsw({ graph: block, vectors, signal: state.abort.signal, onProgress: (n) => (state.inserted = n), quantized: vectors.int8 !== null });
+      await runner.buildHnsw({ graph: block, vectors, signal: state.abort.signal, onProgress: (n) => {
+          state.inserted = n;
+          inserted(n);
+        }, quantized: vectors.int8 !== null });
       if (!state.abort.signal.aborted) await this.dbs.graphs.put([uuid, segId], Buffer.from(runner.hnswGraphBytes(block)));
       if (state.abort.signal.aborted) {
         // The segment was merged or dropped meanwhile; its graph row may just have been written.

@@ -1,0 +1,129 @@
+/**
+ * Where the search engine's background work runs. In the plugin that is `ctx.jobs`: vector graph
+ * builds and segment merges are jobs like any other plugin's, listed in `/v1/system`, counted in
+ * the job metrics, stopped by shutdown within its limit. A `SearchEngine` used on its own
+ * (benchmarks) runs its graph builds one at a time in-process instead.
+ */
+import type { JobsService, Logger } from 'tessera/plugin';
+import type { SearchEngine } from './search-engine.js';
+import type { SearchIndex } from './search-index.js';
+
+export interface GraphBuildLabel {
+  tenant: string;
+  index: string;
+  segment: number;
+  nodes: number;
+}
+
+/** A build of one segment's graph; `inserted` reports how many nodes are in so far. */
+export type GraphBuildWork = (signal: AbortSignal, inserted: (n: number) => void) => Promise<void>;
+
+/**
+ * Runs `work` exactly once, when a slot is free, and resolves after it. When the work cannot be
+ * run (shutting down), it still runs, with an aborted signal, so it can release what it holds.
+ */
+export type GraphBuildRunner = (label: GraphBuildLabel, work: GraphBuildWork) => Promise<void>;
+
+/** One build at a time, in the order queued. */
+export function serialGraphBuilds(): GraphBuildRunner {
+  let tail: Promise<void> = Promise.resolve();
+  return (_label, work) => {
+    const run = tail.then(() => work(new AbortController().signal, () => undefined));
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+export const GRAPH_BUILD_JOB = 'graph-build';
+export const MERGE_JOB = 'merge-segments';
+
+interface GraphBuildInput extends GraphBuildLabel {
+  /** Names the work of this process; a job left queued by an earlier process finds none. */
+  token: string;
+}
+
+interface MergeInput {
+  tenant: string;
+  index: string;
+  uuid: string;
+}
+
+const aborted = (): AbortSignal => AbortSignal.abort(new Error('shutdown'));
+
+/**
+ * Defines the search plugin's two jobs on `jobs` and returns what the engine and the write path
+ * call. `engine` is read lazily: the engine is built with the returned graph runner.
+ */
+export function searchJobs(deps: {
+  jobs: JobsService;
+  log: Logger;
+  engine: () => SearchEngine;
+  /** Graph builds at once: the kernel pool's threads. */
+  buildConcurrency: () => number;
+  maxSegments: () => number;
+}): { graphBuilds: GraphBuildRunner; scheduleMerge(index: SearchIndex): void } {
+  const { jobs, log } = deps;
+  const works = new Map<string, GraphBuildWork>();
+  let tokens = 0;
+
+  jobs.define<GraphBuildInput, { built: boolean }>(
+    GRAPH_BUILD_JOB,
+    async (job) => {
+      const work = works.get(job.input.token);
+      // Queued by a process that has since stopped: its segments' graphs are built again at load.
+      if (!work) return { built: false };
+      works.delete(job.input.token);
+      const total = Math.max(1, job.input.nodes);
+      await work(job.signal, (n) => job.progress(Math.min(1, n / total), { inserted: n, nodes: job.input.nodes }));
+      return { built: !job.signal.aborted };
+    },
+    // A build cut by a crash or shutdown is not retried: loading the index queues it anew.
+    { concurrency: () => Math.max(1, deps.buildConcurrency()), onInterrupt: 'fail' },
+  );
+
+  const graphBuilds: GraphBuildRunner = async (label, work) => {
+    const token = `${process.pid}.${++tokens}`;
+    works.set(token, work);
+    try {
+      const job = await jobs.enqueue<GraphBuildInput>(GRAPH_BUILD_JOB, { ...label, token }, { tenant: label.tenant });
+      await jobs.wait(job.id);
+    } catch (err) {
+      log.debug({ err, index: label.index, segment: label.segment }, 'vector graph build not queued');
+    } finally {
+      // Not run (refused at shutdown, or cancelled while queued): run it aborted, so it frees its blocks.
+      const left = works.get(token);
+      works.delete(token);
+      if (left) await left(aborted(), () => undefined);
+    }
+  };
+
+  const merging = new Set<string>();
+  jobs.define<MergeInput, { segmentsBefore: number; segmentsAfter: number } | { merged: false }>(
+    MERGE_JOB,
+    async (job) => {
+      const index = deps.engine().all().find((i) => i.record.uuid === job.input.uuid);
+      // Dropped (or dropped and re-created) since it was queued: nothing to merge.
+      if (!index) return { merged: false };
+      const segmentsBefore = index.segments.length;
+      await index.mergeIfNeeded(deps.maxSegments());
+      return { segmentsBefore, segmentsAfter: index.segments.length };
+    },
+    // A merge cut by a crash is queued again at the next start; its writes are transactional.
+    { concurrency: 1, onInterrupt: 'retry' },
+  );
+
+  const scheduleMerge = (index: SearchIndex): void => {
+    const { tenant, uuid } = index.record;
+    if (merging.has(uuid) || index.segments.length <= deps.maxSegments()) return;
+    merging.add(uuid);
+    const input: MergeInput = { tenant, index: index.name, uuid };
+    void jobs
+      .enqueue<MergeInput>(MERGE_JOB, input, { tenant, key: `${tenant}/${uuid}`, keyScope: 'active' })
+      .then((job) => jobs.wait(job.id))
+      // Shutting down: the merge happens after the next start's first write instead.
+      .catch((err) => log.debug({ err, index: index.name }, 'segment merge not queued'))
+      .finally(() => merging.delete(uuid));
+  };
+
+  return { graphBuilds, scheduleMerge };
+}
