@@ -1,5 +1,5 @@
 import type { Deadline } from './deadline.js';
-import { lookup, type KeywordField } from './segment.js';
+import { lookup } from './segment.js';
 import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera/kernels';
 import { InputError } from 'tessera/plugin';
 import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from './bitset.js';
@@ -10,6 +10,7 @@ import { compileProjection, projectSource } from './projection.js';
 import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from './query-ast.js';
 import { parseQuery } from './query-parser.js';
 import { segmentColumns } from './segment-columns.js';
+import { keywordSortColumn, READ_SOURCE, sortKeyOf, sourceSortColumn, type SortKey } from './sort-columns.js';
 import type { LoadedSegment, SearchIndex } from './search-index.js';
 
 export interface KeywordQuery {
@@ -200,7 +201,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       return { seg: segments[s]!, ord: global - bases[s]! };
     };
     query.deadline?.check();
-    if (sorting) ranked = sortBy(index, ranked, locate, query.sort!, query.deadline);
+    if (sorting) ranked = sortBy(index, ranked, segments, bases, query.sort!, query.deadline);
     query.deadline?.check();
     const page = ranked.slice(query.from, want);
 
@@ -238,71 +239,86 @@ function dedupeLeaves<T extends { type: string }>(leaves: T[]): T[] {
 function sortBy(
   index: SearchIndex,
   ranked: Array<{ global: number; score: number }>,
-  locate: (global: number) => { seg: LoadedSegment; ord: number },
+  segments: readonly LoadedSegment[],
+  bases: readonly number[],
   sort: NonNullable<KeywordQuery['sort']>,
   deadline?: Deadline,
 ): Array<{ global: number; score: number }> {
-  const keyed = ranked.map((r, i) => {
-    if ((i & 4095) === 4095) deadline?.check();
-    const { seg, ord } = locate(r.global);
-    const keys = sort.map(({ field, order }) => {
+  // Flat arrays, not an object per hit: a sort of every document of a large index allocated
+  // enough to spend more time collecting garbage than comparing.
+  const n = ranked.length;
+  const segOf = new Uint32Array(n);
+  const ordOf = new Uint32Array(n);
+  const perSegment = new Uint32Array(segments.length);
+  for (let i = 0; i < n; i++) {
+    const global = ranked[i]!.global;
+    let s = segments.length - 1;
+    while (bases[s]! > global) s--;
+    segOf[i] = s;
+    ordOf[i] = global - bases[s]!;
+    perSegment[s]!++;
+  }
+  const keys = sort.map(({ field, order }): SortKey[] => {
+    const out = new Array<SortKey>(n);
+    // Per segment, where this field's keys come from.
+    const readers = segments.map((seg, s): ((ord: number) => SortKey) => {
       const numeric = seg.data.numeric[field];
       if (numeric) {
-        const v = order === 'asc' ? numeric.min[ord]! : numeric.max[ord]!;
-        return Number.isNaN(v) ? undefined : v;
+        const column = order === 'asc' ? numeric.min : numeric.max;
+        return (ord) => {
+          const v = column[ord]!;
+          return Number.isNaN(v) ? undefined : v;
+        };
       }
       const keyword = seg.data.keyword[field];
       if (keyword) {
         // The keyword field's sort column: no stored document is read or parsed.
         const column = keywordSortColumn(keyword, seg.data.docCount);
-        const at = order === 'asc' ? column.min[ord]! : column.max[ord]!;
-        return at === -1 ? undefined : keyword.values[at];
+        const at = order === 'asc' ? column.min : column.max;
+        return (ord) => (at[ord] === -1 ? undefined : keyword.values[at[ord]!]);
       }
-      if (index.record.mappings[field]?.type === 'keyword') return undefined; // mapped, no value in this segment
-      const source = index.getDocument(seg.data.ids[ord]!);
-      const value = source === undefined ? undefined : valueAt(source, field);
-      return value === undefined || value === null ? undefined : Array.isArray(value) ? value[0] : value;
+      if (index.record.mappings[field]?.type === 'keyword') return () => undefined; // mapped, no value in this segment
+      const fromSource = (ord: number): SortKey => {
+        const source = index.sourceAt(seg, ord);
+        return source === undefined ? undefined : sortKeyOf(valueAt(source, field));
+      };
+      // Text fields: a column read from the sources when this sort ranks enough of the segment.
+      const column = perSegment[s]! === 0 ? undefined : sourceSortColumn(seg.data, seg.deleted, field, perSegment[s]!, (ord) => {
+        const source = index.sourceAt(seg, ord);
+        return source === undefined ? undefined : valueAt(source, field);
+      }, deadline);
+      if (!column) return fromSource;
+      return (ord) => {
+        const key = column[ord];
+        return key === READ_SOURCE ? fromSource(ord) : key;
+      };
     });
-    return { r, keys, id: seg.data.ids[ord]! };
+    for (let i = 0; i < n; i++) {
+      if ((i & 4095) === 4095) deadline?.check();
+      out[i] = readers[segOf[i]!]!(ordOf[i]!);
+    }
+    return out;
   });
-  keyed.sort((a, b) => {
-    for (let i = 0; i < sort.length; i++) {
-      const x = a.keys[i];
-      const y = b.keys[i];
+  const idOf = (i: number): string => segments[segOf[i]!]!.data.ids[ordOf[i]!]!;
+  const directions = sort.map(({ order }) => (order === 'asc' ? 1 : -1));
+  const positions = Array.from({ length: n }, (_, i) => i);
+  positions.sort((a, b) => {
+    for (let f = 0; f < keys.length; f++) {
+      const x = keys[f]![a];
+      const y = keys[f]![b];
       if (x === y) continue;
       // Missing values sort last in either direction, as Elasticsearch does.
       if (x === undefined) return 1;
       if (y === undefined) return -1;
-      const cmp = x < y ? -1 : 1;
-      return sort[i]!.order === 'asc' ? cmp : -cmp;
+      return x < y ? -directions[f]! : directions[f]!;
     }
-    return b.r.score - a.r.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const byScore = ranked[b]!.score - ranked[a]!.score;
+    if (byScore !== 0) return byScore;
+    const x = idOf(a);
+    const y = idOf(b);
+    return x < y ? -1 : x > y ? 1 : 0;
   });
-  return keyed.map((k) => k.r);
-}
-
-/**
- * Per document of a segment, the index in the keyword dictionary of its smallest and largest value
- * (-1 for none): the doc values a sort reads. Built on first use from the postings of each value
- * (values are sorted, so the first seen is the smallest) and kept as long as the segment.
- */
-const keywordSortColumns = new WeakMap<KeywordField, { min: Int32Array; max: Int32Array }>();
-function keywordSortColumn(field: KeywordField, docCount: number): { min: Int32Array; max: Int32Array } {
-  let column = keywordSortColumns.get(field);
-  if (!column) {
-    const min = new Int32Array(docCount).fill(-1);
-    const max = new Int32Array(docCount).fill(-1);
-    for (let v = 0; v < field.values.length; v++) {
-      for (let p = field.valueStarts[v]!; p < field.valueStarts[v + 1]!; p++) {
-        const doc = field.docs[p]!;
-        if (min[doc] === -1) min[doc] = v;
-        max[doc] = v;
-      }
-    }
-    column = { min, max };
-    keywordSortColumns.set(field, column);
-  }
-  return column;
+  return positions.map((i) => ranked[i]!);
 }
 
 export function valueAt(source: Record<string, unknown>, path: string): unknown {
