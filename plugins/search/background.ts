@@ -120,9 +120,19 @@ export function searchJobs(deps: {
     void jobs
       .enqueue<MergeInput>(MERGE_JOB, input, { tenant, key: `${tenant}/${uuid}`, keyScope: 'active' })
       .then((job) => jobs.wait(job.id))
-      // Shutting down: the merge happens after the next start's first write instead.
-      .catch((err) => log.debug({ err, index: index.name }, 'segment merge not queued'))
-      .finally(() => merging.delete(uuid));
+      .then(
+        (job) => {
+          merging.delete(uuid);
+          // A write that landed after the merge's last look found it still marked as merging. (A
+          // failed merge waits for the next write instead of retrying in a loop.)
+          if (job.state === 'completed') scheduleMerge(index);
+        },
+        // Shutting down: the merge happens after the next start's first write instead.
+        (err) => {
+          merging.delete(uuid);
+          log.debug({ err, index: index.name }, 'segment merge not queued');
+        },
+      );
   };
 
   return { graphBuilds, scheduleMerge };
