@@ -57,7 +57,7 @@ for (const { model, dims } of CONFIGS) {
   if (upserted.errors.length > 0) throw new Error(`rejected documents: ${JSON.stringify(upserted.errors.slice(0, 3))}`);
   if (index.trainsEmbedder()) await index.retrainEmbedder();
   const buildMs = performance.now() - t0;
-  const embedder = embedderFor(index.record.settings, index.embeddingCorpus())!;
+  const embedder = embedderFor(index.record.settings, index.embeddingCorpus(), index.embedders)!;
   const vectors = new Map<string, number[]>();
   for (const q of data.queries) vectors.set(q.id, await embedQueryText(embedder, q.text));
 

@@ -4,6 +4,7 @@ import { searchOptionsSchema } from './options.js';
 import { registerRoutes } from './routes.js';
 import { searchErrorCodes } from './search-errors.js';
 import { searchJobs } from './background.js';
+import { EmbedderCatalog } from './embedder.js';
 import { SearchEngine } from './search-engine.js';
 import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
@@ -32,7 +33,8 @@ export default definePlugin({
     { code: 'index_exists', status: 409, when: 'An index with that name already exists.' },
     { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
     { code: 'invalid_geo_query', status: 400, when: '`mode: "geo"` without a valid `geo` (lat in [-90, 90], lon in [-180, 180], a radius such as "5km" or a boundingBox), or with a field that is not a geo_point; `details.path` says where.' },
-    { code: 'embedding_failed', status: 502, when: 'The autoEmbed embedding endpoint failed after retries (per document in `errors[]` on ingest; the whole request for a query `q`); the message says what it answered.' },
+    { code: 'embedding_failed', status: 502, when: 'The autoEmbed embedder failed after retries (per document in `errors[]` on ingest; the whole request for a query `q`); the message names the embedder and the HTTP status, "unreachable" or "timed out". What the endpoint answered goes to the server log only.' },
+    { code: 'embedder_not_allowed', status: 400, when: '`settings.embedder` carries an endpoint (`baseUrl`, `apiKeyEnv`) instead of naming an embedder of `plugins.search.options.embedders`, names one the manifest does not define, or one whose `dimensions` differ from `vectorDimensions`.' },
     { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
   ],
   setup(ctx) {
@@ -43,7 +45,15 @@ export default definePlugin({
       buildConcurrency: () => ctx.kernels.threads,
       maxSegments: () => ctx.config.maxSegments,
     });
-    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log, graphBuilds: background.graphBuilds });
+    // The operator's embedders: their endpoints are trusted (no address policy), the limits apply.
+    const embedders = new EmbedderCatalog(ctx.config.embedders, {
+      fetch: async (url, { timeoutMs, ...init }) => {
+        const res = await ctx.outbound.fetch(url, { ...init, trusted: true, timeoutMs, maxBytes: 256 * 1024 * 1024 });
+        return { status: res.status, headers: res.headers, text: () => res.text() };
+      },
+      onUpstreamError: (detail) => ctx.log.warn(detail, 'embedding endpoint failed'),
+    });
+    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log, graphBuilds: background.graphBuilds, embedders });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
     engine.onWrite = (index) => background.scheduleMerge(index);

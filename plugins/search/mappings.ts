@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { ValidationError, type FieldIssue } from 'tessera/plugin';
 import { analyzerNames, isAnalyzerName } from './analyzer.js';
 import { builtinModels, LATEST_BUILTIN_MODEL } from './embedder.js';
+
+/** Names of the manifest's remote embedders; `builtin` names the built-in one. */
+export const EMBEDDER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 import { parseMinimumShouldMatch } from './minimum-should-match.js';
 import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from './search-errors.js';
 
@@ -142,8 +145,13 @@ const settingsShape = {
   enableVisualExtraction: z.boolean(),
   enableKnowledgeGraph: z.boolean(),
   autoEmbed: z.boolean(),
-  /** Which embedder autoEmbed uses: the built-in one, or an OpenAI-compatible /v1/embeddings endpoint. */
+  /**
+   * Which embedder autoEmbed uses: the built-in one, or the name of a remote embedder the operator
+   * defined in the manifest (`plugins.search.options.embedders`). The inline `openai` form is what
+   * indexes stored before names were introduced hold; create and PATCH refuse it (embedder_not_allowed).
+   */
   embedder: z.union([
+    z.string().regex(EMBEDDER_NAME, 'an embedder name is 1-64 of a-z, 0-9, _ and -, starting with a letter or digit'),
     z.strictObject({
       type: z.literal('builtin'),
       /**
@@ -256,7 +264,8 @@ export function parsePatchIndex(raw: unknown): PatchIndexInput {
  */
 function withBuiltinModel<T extends { embedder?: IndexSettings['embedder'] }>(settings: T): T {
   const e = settings.embedder;
-  return e?.type === 'builtin' && e.model === undefined ? { ...settings, embedder: { ...e, model: LATEST_BUILTIN_MODEL } } : settings;
+  if (e === 'builtin') return { ...settings, embedder: { type: 'builtin', model: LATEST_BUILTIN_MODEL } };
+  return typeof e === 'object' && e.type === 'builtin' && e.model === undefined ? { ...settings, embedder: { ...e, model: LATEST_BUILTIN_MODEL } } : settings;
 }
 
 export interface MergedMappings {

@@ -4,6 +4,7 @@ import type { KernelRunner } from 'tessera/kernels';
 import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera/plugin';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
 import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
+import { EmbedderCatalog } from './embedder.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord, type WriteChange } from './search-index.js';
 import type { SearchEvents } from './service.js';
@@ -62,6 +63,7 @@ export class SearchEngine {
   private readonly log: Logger;
   /** Graph builds of every index: the plugin's jobs, as many at once as the kernel pool has threads. */
   private readonly graphBuilds: GraphBuildRunner;
+  private readonly embedders: EmbedderCatalog;
   /** Called after every committed write to an index (the plugin schedules merges from it). */
   onWrite: (index: SearchIndex) => void = () => undefined;
 
@@ -82,8 +84,9 @@ export class SearchEngine {
     }
   }
 
-  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger; graphBuilds?: GraphBuildRunner }) {
+  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger; graphBuilds?: GraphBuildRunner; embedders?: EmbedderCatalog }) {
     this.store = deps.store;
+    this.embedders = deps.embedders ?? new EmbedderCatalog();
     this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
     this.kernels = deps.kernels;
     this.log = deps.log;
@@ -119,6 +122,17 @@ export class SearchEngine {
       this.indexes.set(keyOf(value.tenant, value.name), index);
     }
     this.log.info({ indexes: this.indexes.size }, 'search indexes loaded');
+    const inline = [...this.indexes.values()].filter((i) => typeof i.record.settings.embedder === 'object' && i.record.settings.embedder.type === 'openai');
+    if (inline.length > 0) {
+      this.log.warn(
+        { indexes: inline.map((i) => `${i.record.tenant}/${i.name}`) },
+        'indexes call an embedding endpoint written in their own settings; it keeps working, but define it in plugins.search.options.embedders and PATCH settings.embedder to its name',
+      );
+    }
+    const missing = [...this.indexes.values()].filter((i) => typeof i.record.settings.embedder === 'string' && !this.embedders.has(i.record.settings.embedder));
+    if (missing.length > 0) {
+      this.log.warn({ indexes: missing.map((i) => `${i.record.tenant}/${i.name}:${String(i.record.settings.embedder)}`) }, 'indexes name embedders this manifest does not define; embedding fails for them until it does');
+    }
   }
 
   private open(record: IndexRecord): SearchIndex {
@@ -132,6 +146,7 @@ export class SearchEngine {
         this.emit('documents.written', { tenant: index.record.tenant, index: index.name, upserted: change.upserted, deleted: change.deleted });
       },
       graphBuilds: this.graphBuilds,
+      embedders: this.embedders,
     });
   }
 
@@ -158,6 +173,7 @@ export class SearchEngine {
   async create(tenant: string, input: CreateIndexInput): Promise<IndexDefinition> {
     const name = validateIndexName(input.name);
     checkAutoEmbed(input.settings);
+    this.embedders.check(input.settings);
     const key = keyOf(tenant, name);
     if (this.indexes.has(key)) throw new ConflictError('index_exists', `Index "${name}" already exists.`, { details: { index: name } });
     const now = new Date().toISOString();
@@ -181,6 +197,10 @@ export class SearchEngine {
     const merged = input.mappings ? mergeMappings(index.record.mappings, input.mappings) : undefined;
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
     if (settings) checkAutoEmbed(settings.settings);
+    // An index stored with an inline endpoint keeps it through PATCHes of other settings.
+    if (settings && (input.settings!.embedder !== undefined || (input.settings!.vectorDimensions !== undefined && typeof settings.settings.embedder === 'string'))) {
+      this.embedders.check(settings.settings);
+    }
     // Another embedder (or builtin model) makes vectors that the stored ones cannot be compared with.
     const reembed = (k: string): boolean => k === 'embedder' && settings!.settings.autoEmbed;
     const analysisChanged =

@@ -12,7 +12,7 @@ import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
 import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from './corpus-lsa.js';
-import { embedderFor } from './embedder.js';
+import { EmbedderCatalog, embedderFor } from './embedder.js';
 import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import { termStatistics } from './term-statistics.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
@@ -138,12 +138,15 @@ export class SearchIndex {
   private readonly onWrite: (index: SearchIndex, change: WriteChange) => void;
   /** Where graph builds run: the plugin's jobs (one per kernel pool thread), in the order queued. */
   private readonly graphBuilds: GraphBuildRunner;
+  /** The deployment's remote embedders, which `settings.embedder` names. */
+  readonly embedders: EmbedderCatalog;
   /** This index's builds not yet finished. */
   private readonly pendingBuilds = new Set<Promise<void>>();
 
-  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex, change: WriteChange) => void; graphBuilds?: GraphBuildRunner }) {
+  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex, change: WriteChange) => void; graphBuilds?: GraphBuildRunner; embedders?: EmbedderCatalog }) {
     this.record = record;
     this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
+    this.embedders = deps.embedders ?? new EmbedderCatalog();
     this.onWrite = deps.onWrite ?? (() => undefined);
     this.dbs = deps.dbs;
     this.store = deps.store;
@@ -189,7 +192,7 @@ export class SearchIndex {
   /** Whether the index embeds with a model trained from its documents (corpus-lsa-v1). */
   trainsEmbedder(): boolean {
     const e = this.record.settings.embedder;
-    return this.record.settings.autoEmbed && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
+    return this.record.settings.autoEmbed && typeof e === 'object' && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
   }
 
   /**
@@ -396,7 +399,7 @@ export class SearchIndex {
    */
   private async embedMissing(docs: IndexableDocument[], corpus = this.embeddingCorpus()): Promise<Map<IndexableDocument, string>> {
     const failed = new Map<IndexableDocument, string>();
-    const embedder = embedderFor(this.record.settings, corpus);
+    const embedder = embedderFor(this.record.settings, corpus, this.embedders);
     if (!embedder) return failed;
     const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields) })).filter((t) => t.text.trim() !== '');
     if (todo.length === 0) return failed;

@@ -91,7 +91,7 @@ export async function runSearch(
       throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
     }
     // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
-    vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus())!, body.q);
+    vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus(), index.embedders)!, body.q);
   }
   if (body.sort) checkSort(body.sort, index.record.mappings);
   const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);

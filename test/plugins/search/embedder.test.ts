@@ -2,10 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedder.js';
+import { openDatabases } from '../../../plugins/search/search-index.js';
+import { Store } from '../../../runtime/store.js';
 import { trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
 import { embedText } from '../../../plugins/search/hashed-embedder.js';
 import { emptyCorpus } from '../../../plugins/search/hashed-ngrams-v2.js';
-import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
+import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 import { defineConformance } from 'tessera/testing';
 
 const DIMS = 32;
@@ -103,7 +105,7 @@ describe('openai embedder', () => {
   it('gives up with embedding_failed saying what the endpoint answered, and does not retry a 400', async () => {
     server.failures = [{ status: 500 }, { status: 500 }, { status: 500 }];
     const e = openAiEmbedder({ baseUrl: server.url, model: 'm', batchSize: 8, dims: DIMS, backoffMs: 1, attempts: 3 });
-    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'embedding_failed', message: expect.stringContaining('HTTP 500') });
+    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'embedding_failed', message: 'Embedder "openai:m" failed: HTTP 500.' });
     server.requests = [];
     server.failures = [{ status: 400 }];
     await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'embedding_failed' });
@@ -116,18 +118,35 @@ describe('openai embedder', () => {
   });
 });
 
-describe('autoEmbed through an OpenAI-compatible endpoint', () => {
+describe('autoEmbed through an embedder the manifest names', () => {
   let t: TestApp;
   let base: string;
+  const dataDir = tempDir();
+  // A port nothing listens on: the embedder "down" is unreachable.
+  let closedPort = 0;
+  const manifest = (): Record<string, unknown> => ({
+    listeners: [{ name: 'search', port: 0, plugins: ['search'] }],
+    plugins: {
+      search: {
+        options: {
+          embedders: {
+            local: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16, dimensions: DIMS },
+            down: { type: 'openai', baseUrl: `http://127.0.0.1:${closedPort}/v1`, model: 'm', timeoutMs: 2000 },
+          },
+        },
+      },
+    },
+  });
   beforeAll(async () => {
-    t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    t = await createTestApp(manifest(), { dataDir });
     base = `${t.url()}/v1/indexes`;
-    const created = await postJson(base, {
-      name: 'remote',
-      mappings: { title: { type: 'text' } },
-      settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16 } },
-    });
+    const created = await postJson(base, { name: 'remote', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'local' } });
     expect(created.status).toBe(200);
+    expect((await json(created)).index.settings.embedder).toBe('local');
   });
   afterAll(() => t.stop());
 
@@ -138,12 +157,57 @@ describe('autoEmbed through an OpenAI-compatible endpoint', () => {
     expect(found.hits[0].id).toBe('a');
   });
 
-  it('fails only the documents that needed the endpoint when it is down', async () => {
+  it('fails only the documents that needed the endpoint, naming the embedder and the status, never relaying its body', async () => {
     server.failures = Array.from({ length: 8 }, () => ({ status: 503, retryAfter: '0' }));
     const res = await json(await postJson(`${base}/remote/documents`, [{ id: 'c', title: 'needs embedding' }, { id: 'd', title: 'own vector', _vector: new Array(DIMS).fill(0.1) }]));
     server.failures = [];
     expect(res.indexed).toBe(1);
     expect(res.ids).toEqual(['d']);
-    expect(res.errors).toEqual([{ position: 0, id: 'c', code: 'embedding_failed', message: expect.stringContaining('HTTP 503') }]);
+    expect(res.errors).toEqual([{ position: 0, id: 'c', code: 'embedding_failed', message: 'Embedder "local" failed: HTTP 503.' }]);
+    // What the endpoint said is for the operator: in the log, not in the answer.
+    expect(t.logs.some((l) => l.msg === 'embedding endpoint failed' && String(l.body).includes('scripted failure'))).toBe(true);
+  });
+
+  it('says "unreachable" for an endpoint that refuses connections, as it says a status for one that answers', async () => {
+    expect((await postJson(base, { name: 'gone', settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'down' } })).status).toBe(200);
+    const res = await json(await postJson(`${base}/gone/search`, { mode: 'semantic', q: 'anything' }));
+    expect(res.error).toMatchObject({ code: 'embedding_failed', message: 'Embedder "down" failed: unreachable.' });
+  });
+
+  it('refuses settings that carry an endpoint, unknown names and a dimension mismatch with embedder_not_allowed', async () => {
+    process.env.TEST_PLANTED_SECRET = 'planted-demo-secret-123';
+    server.requests = [];
+    const inline = { type: 'openai', baseUrl: server.url, model: 'x', apiKeyEnv: 'TEST_PLANTED_SECRET' };
+    const created = await postJson(base, { name: 'planted', settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: inline } });
+    expect(created.status).toBe(400);
+    expect((await json(created)).error).toMatchObject({ code: 'embedder_not_allowed', details: { path: 'settings.embedder' } });
+    const patched = await fetch(`${base}/remote`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { embedder: inline } }) });
+    expect(patched.status).toBe(400);
+    expect((await json(patched)).error.code).toBe('embedder_not_allowed');
+    expect(server.requests).toEqual([]);
+    const unknown = await json(await postJson(base, { name: 'u', settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'elsewhere' } }));
+    expect(unknown.error).toMatchObject({ code: 'embedder_not_allowed', details: { embedder: 'elsewhere', defined: ['down', 'local'] } });
+    const mismatch = await json(await postJson(base, { name: 'm', settings: { vectorDimensions: DIMS + 1, autoEmbed: true, embedder: 'local' } }));
+    expect(mismatch.error).toMatchObject({ code: 'embedder_not_allowed', message: expect.stringContaining(`${DIMS} dimensions`) });
+    // The built-in keeps its own name.
+    const builtin = await json(await postJson(base, { name: 'b', settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'builtin' } }));
+    expect(builtin.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
+  });
+
+  it('keeps an index stored with an inline endpoint working, with a start-up warning naming it', async () => {
+    await t.stop();
+    const store = Store.open(dataDir);
+    const dbs = openDatabases(store.namespace('search'));
+    const record = dbs.indexes.get(['default', 'remote'])!;
+    await dbs.indexes.put(['default', 'remote'], { ...record, settings: { ...record.settings, embedder: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16 } } });
+    await store.close();
+    t = await createTestApp(manifest(), { dataDir });
+    base = `${t.url()}/v1/indexes`;
+    const warning = t.logs.find((l) => String(l.msg).startsWith('indexes call an embedding endpoint written in their own settings'));
+    expect(warning?.indexes).toEqual(['default/remote']);
+    expect((await json(await postJson(`${base}/remote/documents`, [{ id: 'e', title: 'wing flutter again' }]))).errors).toEqual([]);
+    // Other settings still change; the inline endpoint stays until the operator names one.
+    const patched = await fetch(`${base}/remote`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { k1: 1.3 } }) });
+    expect(patched.status).toBe(200);
   });
 });
