@@ -34,6 +34,7 @@ export default definePlugin({
     { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
     { code: 'invalid_geo_query', status: 400, when: '`mode: "geo"` without a valid `geo` (lat in [-90, 90], lon in [-180, 180], a radius such as "5km" or a boundingBox), or with a field that is not a geo_point; `details.path` says where.' },
     { code: 'embedding_failed', status: 502, when: 'The autoEmbed embedder failed after retries (per document in `errors[]` on ingest; the whole request for a query `q`); the message names the embedder and the HTTP status, "unreachable" or "timed out". What the endpoint answered goes to the server log only.' },
+    { code: 'reindex_failed', status: 422, when: 'A PATCH whose re-index some stored documents do not fit (a new mapping their values do not match); `details.documents` lists the first 100 with the reason. Nothing changed.' },
     { code: 'embedder_not_allowed', status: 400, when: '`settings.embedder` carries an endpoint (`baseUrl`, `apiKeyEnv`) instead of naming an embedder of `plugins.search.options.embedders`, names one the manifest does not define, or one whose `dimensions` differ from `vectorDimensions`.' },
     { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
   ],

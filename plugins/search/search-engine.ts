@@ -212,14 +212,19 @@ export class SearchEngine {
       settings: settings?.settings ?? index.record.settings,
       updatedAt: new Date().toISOString(),
     };
-    await this.dbs.indexes.put([tenant, name], record);
-    index.record = record;
     // New mapped fields apply to documents already stored too, so they are re-read as well.
     const reindex = analysisChanged || (merged?.added.length ?? 0) > 0;
-    if (reindex && index.docCount > 0) await index.reindex();
-    // Graphs depend on the metric and their own parameters only; a re-index builds new ones anyway.
-    else if (settings?.changed.some((k) => k === 'vectorIndex' || k === 'vectorMetric')) await index.resetGraphs();
     const reindexed = reindex && index.docCount > 0;
+    if (reindexed) {
+      // Built under the new record and committed with it, or refused as a whole (422
+      // reindex_failed, 502 embedding_failed): until then, and after a refusal, the index serves as before.
+      await index.reindex(record);
+    } else {
+      await this.dbs.indexes.put([tenant, name], { ...record, nextSegment: index.record.nextSegment });
+      index.record = { ...record, nextSegment: index.record.nextSegment };
+      // Graphs depend on the metric and their own parameters only; a re-index builds new ones anyway.
+      if (settings?.changed.some((k) => k === 'vectorIndex' || k === 'vectorMetric')) await index.resetGraphs();
+    }
     this.emit('index.changed', { tenant, index: name, reindexed });
     return { index: describe(index), reindexed };
   }

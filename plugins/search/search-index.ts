@@ -4,7 +4,7 @@ import type { Database } from 'lmdb';
 import type { Logger } from 'pino';
 import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from 'tessera/kernels';
 import { GeoGrid } from './geo-grid.js';
-import { InputError, type StoreNamespace } from 'tessera/plugin';
+import { InputError, TesseraError, type StoreNamespace } from 'tessera/plugin';
 import { getAnalyzer, type Analyzer } from './analyzer.js';
 import { add, andNotInPlace, emptySet, has, members, popcount, type Bitset } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
@@ -12,7 +12,7 @@ import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
 import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from './corpus-lsa.js';
-import { EmbedderCatalog, embedderFor } from './embedder.js';
+import { EmbedderCatalog, EmbedderError, embedderFor } from './embedder.js';
 import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import { termStatistics } from './term-statistics.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
@@ -119,6 +119,23 @@ export function openDatabases(store: StoreNamespace): IndexDatabases {
  * Searches read an immutable array of segments that a write replaces when it has committed, so
  * reads are never blocked by ingestion.
  */
+/** Ids listed in the details of a refused re-index. */
+const MAX_LISTED_IDS = 100;
+
+/** A settings or mappings change that some stored documents do not fit: nothing is changed. */
+export class ReindexRefusedError extends TesseraError {
+  constructor(index: string, invalid: ReadonlyArray<{ id: string; code: string; message: string }>) {
+    const first = invalid[0]!;
+    super(
+      'reindex_failed',
+      422,
+      `Index "${index}" is unchanged: ${invalid.length} stored document${invalid.length === 1 ? ' does' : 's do'} not fit the new mappings or settings (first, "${first.id}": ${first.message}).`,
+      { details: { failed: invalid.length, documents: invalid.slice(0, MAX_LISTED_IDS) } },
+    );
+    this.name = 'ReindexRefusedError';
+  }
+}
+
 export class SearchIndex {
   record: IndexRecord;
   segments: readonly LoadedSegment[] = [];
@@ -164,8 +181,8 @@ export class SearchIndex {
     return n;
   }
 
-  analyzerFor(field: string): Analyzer {
-    const mapping = this.record.mappings[field];
+  analyzerFor(field: string, record: IndexRecord = this.record): Analyzer {
+    const mapping = record.mappings[field];
     const name = mapping?.analyzer ?? 'standard';
     let analyzer = this.analyzerCache.get(name);
     if (!analyzer) this.analyzerCache.set(name, (analyzer = getAnalyzer(name)));
@@ -173,8 +190,8 @@ export class SearchIndex {
   }
 
   /** Text fields that are indexed, in mapping order. */
-  textFields(): string[] {
-    return Object.entries(this.record.mappings)
+  textFields(record: IndexRecord = this.record): string[] {
+    return Object.entries(record.mappings)
       .filter(([, m]) => m.type === 'text' && m.index !== false)
       .map(([f]) => f);
   }
@@ -185,14 +202,14 @@ export class SearchIndex {
     return this.termModel && this.trainsEmbedder() ? { ...corpus, model: this.termModel } : corpus;
   }
 
-  private termStatistics(): EmbeddingCorpus {
-    return termStatistics(this.segments, this.textFields().map((field) => ({ field, analyzer: this.analyzerFor(field) })));
+  private termStatistics(record: IndexRecord = this.record): EmbeddingCorpus {
+    return termStatistics(this.segments, this.textFields(record).map((field) => ({ field, analyzer: this.analyzerFor(field, record) })));
   }
 
   /** Whether the index embeds with a model trained from its documents (corpus-lsa-v1). */
-  trainsEmbedder(): boolean {
-    const e = this.record.settings.embedder;
-    return this.record.settings.autoEmbed && typeof e === 'object' && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
+  trainsEmbedder(record: IndexRecord = this.record): boolean {
+    const e = record.settings.embedder;
+    return record.settings.autoEmbed && typeof e === 'object' && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
   }
 
   /**
@@ -389,19 +406,19 @@ export class SearchIndex {
   }
 
   /** The text autoEmbed embeds: the document's mapped text fields, in mapping order. */
-  private embeddableText(fields: Record<string, { type: string; values: unknown[] }>): string {
-    return this.textFields().flatMap((f) => (fields[f]?.values ?? []).map(String)).join('\n');
+  private embeddableText(fields: Record<string, { type: string; values: unknown[] }>, record: IndexRecord = this.record): string {
+    return this.textFields(record).flatMap((f) => (fields[f]?.values ?? []).map(String)).join('\n');
   }
 
   /**
    * Give documents without their own `_vector` an embedding (autoEmbed). Returns the documents
    * whose embedding failed, with the reason; the others have `vector` set.
    */
-  private async embedMissing(docs: IndexableDocument[], corpus = this.embeddingCorpus()): Promise<Map<IndexableDocument, string>> {
+  private async embedMissing(docs: IndexableDocument[], corpus = this.embeddingCorpus(), record: IndexRecord = this.record): Promise<Map<IndexableDocument, string>> {
     const failed = new Map<IndexableDocument, string>();
-    const embedder = embedderFor(this.record.settings, corpus, this.embedders);
+    const embedder = embedderFor(record.settings, corpus, this.embedders);
     if (!embedder) return failed;
-    const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields) })).filter((t) => t.text.trim() !== '');
+    const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields, record) })).filter((t) => t.text.trim() !== '');
     if (todo.length === 0) return failed;
     try {
       const vectors = await embedder.embed(todo.map((t) => t.text));
@@ -571,37 +588,48 @@ export class SearchIndex {
    * Re-analyse every document from its stored source into one segment: after a mapping change
    * alters analysis. Unlike a merge this reads every source, one at a time.
    */
-  reindex(): Promise<void> {
+  reindex(next: IndexRecord = this.record): Promise<void> {
     return this.serialise(async () => {
-      if (this.segments.length === 0) return;
+      if (this.segments.length === 0) {
+        await this.dbs.indexes.put([next.tenant, next.name], { ...next, nextSegment: this.record.nextSegment });
+        this.record = { ...next, nextSegment: this.record.nextSegment };
+        return;
+      }
       const docs: IndexableDocument[] = [];
-      // Documents that no longer fit the new mappings stay stored but leave the index: say so.
-      const dropped: Array<{ id: string; code: string; message: string }> = [];
+      // Documents that do not fit the new mappings, or cannot be embedded: the change is refused.
+      const invalid: Array<{ id: string; code: string; message: string }> = [];
       for (const seg of this.segments) {
         for (let ord = 0; ord < seg.data.docCount; ord++) {
           if (has(seg.deleted, ord)) continue;
           const id = seg.data.ids[ord]!;
           const source = this.getDocument(id);
           if (!source) continue;
-          const prepared = prepareDocument(source, this.record.mappings, { dynamic: false, vectorDimensions: this.record.settings.vectorDimensions, vectorMetric: this.record.settings.vectorMetric ?? 'cosine' });
+          const prepared = prepareDocument(source, next.mappings, { dynamic: false, vectorDimensions: next.settings.vectorDimensions, vectorMetric: next.settings.vectorMetric ?? 'cosine' });
           if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) });
-          else dropped.push({ id, code: prepared.code, message: prepared.message });
+          else invalid.push({ id, code: prepared.code, message: prepared.message });
         }
       }
+      if (invalid.length > 0) throw new ReindexRefusedError(this.record.name, invalid);
       // Every vector is remade here, so this is when a trained embedder learns the corpus anew.
-      const model = this.trainsEmbedder() ? await this.trainTermModel(docs) : undefined;
-      const statistics = this.termStatistics();
-      for (const [doc, reason] of await this.embedMissing(docs, model ? { ...statistics, model } : statistics)) dropped.push({ id: doc.id, code: 'embedding_failed', message: reason });
-      const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
-      await this.replaceSegments(this.segments, buildSegment(docs.filter((d) => !dropped.some((x) => x.id === d.id)), analyzers), { termModel: model });
-      if (dropped.length > 0) this.log.warn({ index: this.record.name, dropped: dropped.length, first: dropped.slice(0, 5) }, 'documents no longer valid under the new mappings were left out of the index');
+      const model = this.trainsEmbedder(next) ? await this.trainTermModel(docs, next) : undefined;
+      const statistics = this.termStatistics(next);
+      const failed = await this.embedMissing(docs, model ? { ...statistics, model } : statistics, next);
+      if (failed.size > 0) {
+        const [reason] = failed.values();
+        throw new EmbedderError(`${reason} The index is unchanged: ${failed.size} of ${docs.length} documents could not be embedded under the new settings.`, {
+          failed: failed.size,
+          ids: [...failed.keys()].slice(0, MAX_LISTED_IDS).map((d) => d.id),
+        });
+      }
+      const analyzers = Object.fromEntries(this.textFields(next).map((f) => [f, this.analyzerFor(f, next)]));
+      await this.replaceSegments(this.segments, buildSegment(docs, analyzers), { termModel: model }, undefined, next);
     });
   }
 
-  private async trainTermModel(docs: readonly IndexableDocument[]): Promise<CorpusLsaModel> {
+  private async trainTermModel(docs: readonly IndexableDocument[], record: IndexRecord = this.record): Promise<CorpusLsaModel> {
     const started = performance.now();
-    const texts = docs.map((d) => this.embeddableText(d.fields)).filter((t) => t.trim() !== '');
-    const model = await trainCorpusLsa(texts, this.termStatistics().analyzers, this.record.settings.vectorDimensions!);
+    const texts = docs.map((d) => this.embeddableText(d.fields, record)).filter((t) => t.trim() !== '');
+    const model = await trainCorpusLsa(texts, this.termStatistics(record).analyzers, record.settings.vectorDimensions!);
     this.log.info({ index: this.record.name, docs: model.docCount, terms: model.terms.size, rank: model.rank, ms: Math.round(performance.now() - started) }, 'embedder model trained');
     return model;
   }
@@ -624,11 +652,12 @@ export class SearchIndex {
    * after a re-embed: the term model that made the new segment's vectors (none: remove the stored one).
    */
   private async replaceSegments(
-    selected: readonly LoadedSegment[], data: SegmentData, embedder?: { termModel: CorpusLsaModel | undefined }, graphSeed?: HnswGraphBlock,
+    selected: readonly LoadedSegment[], data: SegmentData, embedder?: { termModel: CorpusLsaModel | undefined }, graphSeed?: HnswGraphBlock, settled?: IndexRecord,
   ): Promise<void> {
     const uuid = this.record.uuid;
     const segId = this.record.nextSegment;
-    const record = { ...this.record, nextSegment: segId + 1 };
+    // A re-index commits the settings and mappings it was built under with its segment.
+    const record = { ...(settled ?? this.record), nextSegment: segId + 1 };
     await this.store.transaction(() => {
       if (embedder?.termModel) void this.dbs.embedderModels.put(uuid, encodeCorpusLsa(embedder.termModel));
       else if (embedder) void this.dbs.embedderModels.remove(uuid);
