@@ -263,6 +263,7 @@ export class HttpListener {
         headers: event.req.headers,
         method: event.req.method,
         path: event.url.pathname,
+        route: def.path,
         permission: def.permission,
         listener: this.name,
         ip: getRequestIP(event),

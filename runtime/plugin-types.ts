@@ -35,6 +35,8 @@ export interface AuthRequest {
   headers: Headers;
   method: string;
   path: string;
+  /** The matched route's path pattern (`/v1/indexes/:name`), for grouping requests to one route. */
+  route?: string;
   /** The permission the matched route declares (never `public`: those skip auth). */
   permission: RoutePermission;
   listener: string;

@@ -61,7 +61,17 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     usage: ctx.store.db<number, string>('keyUsage'),
   });
   const meta = ctx.store.db<unknown, string>('meta');
-  const audit = new AuditLog(ctx.store.db<AuditEntry, [string, number]>('audit'), meta);
+  const audit = new AuditLog(ctx.store.db<AuditEntry, [string, number]>('audit'), meta, ctx.store.db<string, number>('auditOrder'), {
+    retentionDays: options.auditRetentionDays,
+    maxEntries: options.auditMaxEntries,
+  });
+  ctx.metrics.gauge({
+    name: 'tessera_rbac_audit_entries',
+    help: 'Entries in the rbac audit log (bounded by auditMaxEntries and auditRetentionDays).',
+    collect() {
+      this.set(audit.size());
+    },
+  });
   const verifier = new KeyVerifier(keys);
   const guard = new BruteForceGuard(options.bruteForce);
   const authenticate = createAuthenticator({

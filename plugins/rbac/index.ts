@@ -39,6 +39,9 @@ export default definePlugin({
         can: (principal, permission) => principal?.permissions.includes(permission) ?? false,
       },
     });
-    ctx.onStart(() => bootstrap(core, ctx.log));
+    ctx.onStart(async () => {
+      await core.audit.start();
+      await bootstrap(core, ctx.log);
+    });
   },
 });

@@ -24,6 +24,10 @@ export const rbacOptions = z
     /** Name of the bootstrap user (role `superadmin`). @default "admin" */
     bootstrapUser: z.string().min(1).max(100).default('admin').describe('Name of the bootstrap user created on first start.'),
     bruteForce: bruteForceOptions.prefault({}),
+    /** Audit entries older than this many days are removed. @default 90 */
+    auditRetentionDays: z.number().int().min(1).max(36_500).default(90).describe('Audit entries older than this many days are removed.'),
+    /** Beyond this many audit entries the oldest are removed. @default 1000000 */
+    auditMaxEntries: z.number().int().min(100).default(1_000_000).describe('Beyond this many audit entries the oldest are removed.'),
     /**
      * Route permissions of third-party plugins, so keys can be scoped to them; `admin` and
      * `superadmin` hold them, custom roles may. @default []

@@ -44,15 +44,15 @@ describe('audit log', () => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     const viewerActor = { userId: viewer.user.id, userName: 'vince', keyId: viewer.key.id };
     const common = { id: expect.any(String), at: expect.any(String), tenant: 'default', ip: expect.stringMatching(/127\.0\.0\.1$/), requestId: expect.any(String) };
-    expect(entries[0]).toEqual({ ...common, action: 'auth.failed', actor: null, target: { type: 'key', id: ci.key.id }, details: { method: 'GET', path: '/hub/me', permission: 'authenticated' } });
+    expect(entries[0]).toEqual({ ...common, action: 'auth.failed', actor: null, target: { type: 'key', id: ci.key.id }, details: { method: 'GET', path: '/hub/me', route: '/hub/me', permission: 'authenticated', count: 1 } });
     expect(entries[1]).toEqual({
       ...common,
       action: 'auth.denied',
       actor: viewerActor,
       target: null,
-      details: { method: 'GET', path: '/hub/me', permission: 'authenticated', reason: 'tenant_mismatch', requested: 'elsewhere', tenant: 'default' },
+      details: { method: 'GET', path: '/hub/me', route: '/hub/me', permission: 'authenticated', reason: 'tenant_mismatch', requested: 'elsewhere', tenant: 'default', count: 1 },
     });
-    expect(entries[2]).toEqual({ ...common, action: 'auth.denied', actor: viewerActor, target: null, details: { method: 'GET', path: '/hub/rbac/users', permission: 'rbac:manage', reason: 'permission_denied' } });
+    expect(entries[2]).toEqual({ ...common, action: 'auth.denied', actor: viewerActor, target: null, details: { method: 'GET', path: '/hub/rbac/users', route: '/hub/rbac/users', permission: 'rbac:manage', reason: 'permission_denied', count: 1 } });
     expect(entries[3]).toEqual({ ...common, action: 'key.revoked', actor: admin, target: { type: 'key', id: ci.key.id }, details: { name: 'ci', userId: admin.userId } });
     expect(entries[4]).toEqual({ ...common, action: 'key.created', actor: admin, target: { type: 'key', id: ci.key.id }, details: { name: 'ci', userId: admin.userId, scopes: ['workflow:read'], expiresAt: null } });
     expect(entries[6]).toEqual({
