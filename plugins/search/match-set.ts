@@ -1,3 +1,4 @@
+import type { Deadline } from './deadline.js';
 import { add, andInPlace, andNotInPlace, emptySet, fromSorted, fullSet, orInPlace, type Bitset } from './bitset.js';
 import type { QueryNode } from './query-ast.js';
 import { lookup, type SegmentData, type TextField } from './segment.js';
@@ -63,42 +64,38 @@ function binarySearch(sorted: Uint32Array, start: number, end: number, value: nu
  * The exact set of documents matching `node` in one segment, with Lucene BooleanQuery semantics:
  * every must, no mustNot, and of the shoulds at least `minimumShouldMatch` (at least one when
  * there is no must clause).
+ *
+ * A term or phrase that appears several times in the query is looked up (a phrase: verified)
+ * once per segment: `memo` holds each leaf's set, and every use gets its own copy, since the
+ * boolean steps combine sets in place.
  */
-export function matchSet(node: QueryNode, seg: SegmentData, scope: FieldScope): Bitset {
+export function matchSet(node: QueryNode, seg: SegmentData, scope: FieldScope, memo: Map<string, Bitset> = new Map(), deadline?: Deadline): Bitset {
   const n = seg.docCount;
   switch (node.type) {
     case 'all':
       return fullSet(n);
     case 'none':
       return emptySet(n);
-    case 'term': {
-      const set = emptySet(n);
-      for (const field of node.field ? [node.field] : scope.fields) {
-        const text = seg.text[field];
-        if (!text) continue;
-        const i = lookup(text.terms, node.term);
-        if (i !== -1) orInPlace(set, fromSorted(text.docs, text.termStarts[i]!, text.termStarts[i + 1]!, n));
-      }
-      return set;
-    }
+    case 'term':
     case 'phrase': {
-      const set = emptySet(n);
-      for (const field of node.field ? [node.field] : scope.fields) {
-        const text = seg.text[field];
-        if (!text) continue;
-        for (const doc of phraseMatches(text, node.terms, node.positions).keys()) add(set, doc);
+      const key = JSON.stringify(node);
+      let set = memo.get(key);
+      if (!set) {
+        // A phrase of common words verifies many positions: the search's time budget holds here too.
+        deadline?.check();
+        memo.set(key, (set = leafSet(node, seg, scope)));
       }
-      return set;
+      return set.slice();
     }
     case 'bool': {
       let result: Bitset | undefined;
       for (const clause of node.must) {
-        const m = matchSet(clause, seg, scope);
+        const m = matchSet(clause, seg, scope, memo, deadline);
         result = result ? andInPlace(result, m) : m;
       }
       const need = node.must.length > 0 ? node.minimumShouldMatch : Math.max(1, node.minimumShouldMatch);
       if (node.should.length > 0 && need > 0) {
-        const sets = node.should.map((c) => matchSet(c, seg, scope));
+        const sets = node.should.map((c) => matchSet(c, seg, scope, memo, deadline));
         let should: Bitset;
         if (need === 1) {
           should = emptySet(n);
@@ -120,10 +117,26 @@ export function matchSet(node: QueryNode, seg: SegmentData, scope: FieldScope): 
         // Only mustNot clauses (or nothing): start from everything.
         result = node.should.length === 0 ? fullSet(n) : emptySet(n);
       }
-      for (const clause of node.mustNot) andNotInPlace(result, matchSet(clause, seg, scope));
+      for (const clause of node.mustNot) andNotInPlace(result, matchSet(clause, seg, scope, memo, deadline));
       return result;
     }
   }
+}
+
+function leafSet(node: Extract<QueryNode, { type: 'term' | 'phrase' }>, seg: SegmentData, scope: FieldScope): Bitset {
+  const n = seg.docCount;
+  const set = emptySet(n);
+  for (const field of node.field ? [node.field] : scope.fields) {
+    const text = seg.text[field];
+    if (!text) continue;
+    if (node.type === 'term') {
+      const i = lookup(text.terms, node.term);
+      if (i !== -1) orInPlace(set, fromSorted(text.docs, text.termStarts[i]!, text.termStarts[i + 1]!, n));
+    } else {
+      for (const doc of phraseMatches(text, node.terms, node.positions).keys()) add(set, doc);
+    }
+  }
+  return set;
 }
 
 /** A bool of plain should-terms: the kernel's match counting can answer it without a JS set. */

@@ -130,7 +130,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       }
       let exact: Bitset | undefined;
       if (!flat) {
-        exact = matchSet(ast, seg.data, scope);
+        exact = matchSet(ast, seg.data, scope, new Map(), query.deadline);
         if (allowed) andInPlace(exact, allowed);
         exactTotal += popcount(exact);
       }
