@@ -6,7 +6,7 @@
  */
 import type { JobsService, Logger } from 'tessera/plugin';
 import type { SearchEngine } from './search-engine.js';
-import type { SearchIndex } from './search-index.js';
+import type { ReindexProgress, SearchIndex } from './search-index.js';
 
 export interface GraphBuildLabel {
   tenant: string;
@@ -34,7 +34,16 @@ export function serialGraphBuilds(): GraphBuildRunner {
   };
 }
 
+/**
+ * Runs a re-index (a PATCH that changes analysis) and resolves or rejects as it does: the caller
+ * gets the re-index's own error (422 reindex_failed, 502 embedding_failed).
+ */
+export type ReindexRunner = (label: { tenant: string; index: string; docs: number }, work: (progress: ReindexProgress) => Promise<void>) => Promise<void>;
+
+export const directReindex: ReindexRunner = (_label, work) => work(() => undefined);
+
 export const GRAPH_BUILD_JOB = 'graph-build';
+export const REINDEX_JOB = 'reindex';
 export const MERGE_JOB = 'merge-segments';
 
 interface GraphBuildInput extends GraphBuildLabel {
@@ -61,7 +70,7 @@ export function searchJobs(deps: {
   /** Graph builds at once: the kernel pool's threads. */
   buildConcurrency: () => number;
   maxSegments: () => number;
-}): { graphBuilds: GraphBuildRunner; scheduleMerge(index: SearchIndex): void } {
+}): { graphBuilds: GraphBuildRunner; scheduleMerge(index: SearchIndex): void; reindexes: ReindexRunner } {
   const { jobs, log } = deps;
   const works = new Map<string, GraphBuildWork>();
   let tokens = 0;
@@ -135,5 +144,42 @@ export function searchJobs(deps: {
       );
   };
 
-  return { graphBuilds, scheduleMerge };
+  // A re-index is a job so that its progress shows while the PATCH waits; it is not retried after
+  // a crash (the client that asked has no answer to wait for), and the index is unchanged then.
+  const reindexWorks = new Map<string, (progress: ReindexProgress) => Promise<void>>();
+  jobs.define<{ tenant: string; index: string; docs: number; token: string }, { reindexed: boolean }>(
+    REINDEX_JOB,
+    async (job) => {
+      const work = reindexWorks.get(job.input.token);
+      if (!work) return { reindexed: false };
+      reindexWorks.delete(job.input.token);
+      await work((phase, done, total) => job.progress(total === 0 ? 1 : Math.min(1, done / total), { phase, done, total }));
+      return { reindexed: true };
+    },
+    { concurrency: 2, onInterrupt: 'fail' },
+  );
+  const reindexes: ReindexRunner = async (label, work) => {
+    const token = `${process.pid}.${++tokens}`;
+    let failure: unknown;
+    let ran = false;
+    reindexWorks.set(token, async (progress) => {
+      ran = true;
+      try {
+        await work(progress);
+      } catch (err) {
+        failure = err;
+        throw err;
+      }
+    });
+    try {
+      const job = await jobs.enqueue(REINDEX_JOB, { ...label, token }, { tenant: label.tenant });
+      const done = await jobs.wait(job.id);
+      if (failure !== undefined) throw failure;
+      if (!ran || done.state !== 'completed') throw new Error(`The re-index of "${label.index}" did not run (job ${done.state}); the index is unchanged.`);
+    } finally {
+      reindexWorks.delete(token);
+    }
+  };
+
+  return { graphBuilds, scheduleMerge, reindexes };
 }

@@ -54,7 +54,7 @@ export default definePlugin({
       },
       onUpstreamError: (detail) => ctx.log.warn(detail, 'embedding endpoint failed'),
     });
-    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log, graphBuilds: background.graphBuilds, embedders });
+    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log, graphBuilds: background.graphBuilds, embedders, reindexes: background.reindexes });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
     engine.onWrite = (index) => background.scheduleMerge(index);

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { KernelRunner } from 'tessera/kernels';
 import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera/plugin';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
-import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
+import { directReindex, serialGraphBuilds, type GraphBuildRunner, type ReindexRunner } from './background.js';
 import { EmbedderCatalog } from './embedder.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord, type WriteChange } from './search-index.js';
@@ -64,6 +64,7 @@ export class SearchEngine {
   /** Graph builds of every index: the plugin's jobs, as many at once as the kernel pool has threads. */
   private readonly graphBuilds: GraphBuildRunner;
   private readonly embedders: EmbedderCatalog;
+  private readonly reindexes: ReindexRunner;
   /** Called after every committed write to an index (the plugin schedules merges from it). */
   onWrite: (index: SearchIndex) => void = () => undefined;
 
@@ -84,8 +85,9 @@ export class SearchEngine {
     }
   }
 
-  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger; graphBuilds?: GraphBuildRunner; embedders?: EmbedderCatalog }) {
+  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger; graphBuilds?: GraphBuildRunner; embedders?: EmbedderCatalog; reindexes?: ReindexRunner }) {
     this.store = deps.store;
+    this.reindexes = deps.reindexes ?? directReindex;
     this.embedders = deps.embedders ?? new EmbedderCatalog();
     this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
     this.kernels = deps.kernels;
@@ -218,7 +220,7 @@ export class SearchEngine {
     if (reindexed) {
       // Built under the new record and committed with it, or refused as a whole (422
       // reindex_failed, 502 embedding_failed): until then, and after a refusal, the index serves as before.
-      await index.reindex(record);
+      await this.reindexes({ tenant, index: name, docs: index.docCount }, (progress) => index.reindex(record, progress));
     } else {
       await this.dbs.indexes.put([tenant, name], { ...record, nextSegment: index.record.nextSegment });
       index.record = { ...record, nextSegment: index.record.nextSegment };

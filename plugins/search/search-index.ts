@@ -119,6 +119,9 @@ export function openDatabases(store: StoreNamespace): IndexDatabases {
  * Searches read an immutable array of segments that a write replaces when it has committed, so
  * reads are never blocked by ingestion.
  */
+/** Where a re-index is: reading sources, training the embedder, embedding, building the segment. */
+export type ReindexProgress = (phase: 'read' | 'train' | 'embed' | 'build', done: number, total: number) => void;
+
 /** Ids listed in the details of a refused re-index. */
 const MAX_LISTED_IDS = 100;
 
@@ -588,7 +591,7 @@ export class SearchIndex {
    * Re-analyse every document from its stored source into one segment: after a mapping change
    * alters analysis. Unlike a merge this reads every source, one at a time.
    */
-  reindex(next: IndexRecord = this.record): Promise<void> {
+  reindex(next: IndexRecord = this.record, progress: ReindexProgress = () => undefined): Promise<void> {
     return this.serialise(async () => {
       if (this.segments.length === 0) {
         await this.dbs.indexes.put([next.tenant, next.name], { ...next, nextSegment: this.record.nextSegment });
@@ -598,9 +601,13 @@ export class SearchIndex {
       const docs: IndexableDocument[] = [];
       // Documents that do not fit the new mappings, or cannot be embedded: the change is refused.
       const invalid: Array<{ id: string; code: string; message: string }> = [];
+      const total = this.docCount;
+      let read = 0;
+      progress('read', 0, total);
       for (const seg of this.segments) {
         for (let ord = 0; ord < seg.data.docCount; ord++) {
           if (has(seg.deleted, ord)) continue;
+          if (++read % 4096 === 0) progress('read', read, total);
           const id = seg.data.ids[ord]!;
           const source = this.getDocument(id);
           if (!source) continue;
@@ -611,8 +618,11 @@ export class SearchIndex {
       }
       if (invalid.length > 0) throw new ReindexRefusedError(this.record.name, invalid);
       // Every vector is remade here, so this is when a trained embedder learns the corpus anew.
+      progress('read', read, total);
+      if (this.trainsEmbedder(next)) progress('train', 0, total);
       const model = this.trainsEmbedder(next) ? await this.trainTermModel(docs, next) : undefined;
       const statistics = this.termStatistics(next);
+      progress('embed', 0, total);
       const failed = await this.embedMissing(docs, model ? { ...statistics, model } : statistics, next);
       if (failed.size > 0) {
         const [reason] = failed.values();
@@ -622,6 +632,7 @@ export class SearchIndex {
         });
       }
       const analyzers = Object.fromEntries(this.textFields(next).map((f) => [f, this.analyzerFor(f, next)]));
+      progress('build', total, total);
       await this.replaceSegments(this.segments, buildSegment(docs, analyzers), { termModel: model }, undefined, next);
     });
   }

@@ -76,5 +76,8 @@ describe('a settings change that cannot re-index every document', () => {
     expect((await json(res)).reindexed).toBe(true);
     const found = await json(await postJson(`${base}/v1/indexes/books/search`, { q: 'flutter', filter: { eq: { year: 'unknown' } } }));
     expect(found.hits.map((h: { id: string }) => h.id).sort()).toEqual(['d17', 'd250']);
+    // The re-index ran as a `reindex` job of the search plugin (its progress shows while it runs).
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^tessera_jobs_finished_total\{[^}]*job="reindex"[^}]*state="completed"[^}]*\} 1$/m);
   });
 });
