@@ -20,6 +20,7 @@ import { builtinRoutePermissions, PermissionRegistry, runtimePermissions } from 
 import { Store, type StoreNamespace } from './store.js';
 import { systemBody } from './system.js';
 import { TaskRunner } from './tasks.js';
+import { staticMount, type StaticMount } from './static-files.js';
 import { runtimeVersion } from './version.js';
 
 export interface AppOptions {
@@ -249,6 +250,24 @@ export class App {
           };
         },
         list: () => [...mountedRoutes],
+        static(prefix, dir, options) {
+          let mount: StaticMount;
+          try {
+            mount = staticMount(name, prefix, dir, options);
+          } catch (err) {
+            throw new PluginError('plugin_route_invalid', name, (err as Error).message);
+          }
+          for (const listener of listeners) {
+            const existing = listener.statics.find((m) => m.prefix === mount.prefix);
+            if (existing) {
+              throw new PluginError('plugin_route_conflict', name, `Static files under ${prefix} are already served on listener "${listener.name}" by plugin "${existing.plugin}".`, { status: 409 });
+            }
+          }
+          for (const listener of listeners) {
+            listener.statics.push(mount);
+            listener.statics.sort((a, b) => b.prefix.length - a.prefix.length);
+          }
+        },
       },
       container: runtime.container,
       provide<T>(token: InjectionToken<T>, provider: Provider<T>): void {

@@ -14,6 +14,8 @@ import type { Authenticator, Principal, RouteDefinition, RouteRequest } from './
 import { Reply, withOk } from './reply.js';
 import { HttpRouteRequest } from './route-request.js';
 import { RouteTable } from './route-table.js';
+import { serveFromMount, underMount, type StaticMount } from './static-files.js';
+import { corsAllows, corsHeaders, corsPreflight } from './cors.js';
 import { Throttle } from './throttle.js';
 import { validate } from './validation.js';
 
@@ -59,6 +61,8 @@ export class HttpListener {
   readonly name: string;
   readonly config: ResolvedListener;
   readonly routes = new RouteTable<MountedRoute>();
+  /** Plugins' static file mounts, longest prefix first. */
+  readonly statics: StaticMount[] = [];
   readonly throttle: Throttle;
   private readonly deps: ListenerDeps;
   private server?: Server;
@@ -190,24 +194,44 @@ export class HttpListener {
     if (nodeResponse) nodeResponse.once('close', () => this.finished());
     try {
       if (this.draining) throw new ShuttingDownError();
-      this.checkHostAndOrigin(req.headers);
+      const origin = req.headers.get('origin');
+      const cors = this.config.cors;
+      const crossOrigin = corsAllows(cors, origin);
+      this.checkHostAndOrigin(req.headers, crossOrigin);
+      if (crossOrigin) {
+        for (const [name, value] of Object.entries(corsHeaders(cors!, origin))) {
+          if (nodeResponse) nodeResponse.setHeader(name, value);
+          else event.res.headers.set(name, value);
+        }
+      }
       // Routing sees the path as sent, segment by segment, and parameters are decoded only after
       // matching: `%2E%2E` or a literal `..` is an id, never a step up the route tree.
       const path = rawPathname(event);
       const lookup = this.routes.lookup(method, path);
-      if (lookup.kind === 'not_found') {
+      const preflight = crossOrigin && method === 'OPTIONS' && req.headers.has('access-control-request-method');
+      // Routes first, then a plugin's static files (public: a UI must load to show its sign-in).
+      const mount = lookup.kind === 'not_found' && (method === 'GET' || method === 'HEAD') ? this.statics.find((m) => underMount(m, path)) : undefined;
+      const served = mount ? await serveFromMount(event, mount) : undefined;
+      if (preflight) {
+        routeLabel = '(preflight)';
+        body = corsPreflight(cors!, origin);
+      } else if (mount && served !== undefined) {
+        routeLabel = `static:${mount.prefix}`;
+        plugin = mount.plugin;
+        body = served;
+      } else if (lookup.kind === 'not_found') {
         throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
-      }
-      if (lookup.kind === 'method_not_allowed') {
+      } else if (lookup.kind === 'method_not_allowed') {
         throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${lookup.allow.join(', ')}.`, {
           details: { allow: lookup.allow },
           headers: { allow: lookup.allow.join(', ') },
         });
+      } else {
+        const { route, params } = lookup.match;
+        routeLabel = route.definition.path;
+        plugin = route.plugin;
+        body = await this.run(event, route, params, requestId);
       }
-      const { route, params } = lookup.match;
-      routeLabel = route.definition.path;
-      plugin = route.plugin;
-      body = await this.run(event, route, params, requestId);
     } catch (err) {
       body = this.errorBody(event, err, requestId, { route: routeLabel, plugin });
     } finally {
@@ -225,7 +249,7 @@ export class HttpListener {
    * the attacker's name) or by a cross-site request (its Origin is another site). Without a
    * credential to check, neither is told apart from a local client any other way.
    */
-  private checkHostAndOrigin(headers: Headers): void {
+  private checkHostAndOrigin(headers: Headers, corsAllowed: boolean): void {
     const allowed = this.config.allowedHosts;
     const host = headers.get('host');
     if (allowed !== true) {
@@ -238,7 +262,7 @@ export class HttpListener {
     }
     if (!this.config.auth) {
       const origin = headers.get('origin');
-      if (origin !== null && !sameOrigin(origin, host)) {
+      if (origin !== null && !corsAllowed && !sameOrigin(origin, host)) {
         throw new TesseraError('origin_not_allowed', 403, `Requests from origin ${JSON.stringify(origin)} are refused: this listener has no auth, so only pages it serves itself may call it.`, {
           details: { origin },
         });

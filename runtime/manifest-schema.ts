@@ -55,6 +55,21 @@ const throttleSchema = z
   })
   .strict();
 
+/** Cross-origin resource sharing for one listener: off unless the manifest says which origins. */
+export const corsSchema = z
+  .object({
+    origins: z
+      .union([z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'an origin such as "https://ui.example.com" (scheme, host, optional port; no path)')).min(1), z.literal('*')])
+      .describe('Origins whose pages may call this listener, exactly as browsers send them; "*" for any (not with credentials).'),
+    credentials: z.boolean().optional().describe('Let those pages send cookies (Access-Control-Allow-Credentials); default false.'),
+    methods: z.array(z.string().regex(/^[A-Z]+$/)).optional().describe('Methods allowed cross-origin; default GET, HEAD, POST, PUT, PATCH, DELETE.'),
+    headers: z.array(z.string().regex(/^[A-Za-z0-9-]+$/)).optional().describe('Request headers allowed; default content-type, x-api-key, x-tenant, x-request-id, x-csrf-token, last-event-id.'),
+    exposeHeaders: z.array(z.string().regex(/^[A-Za-z0-9-]+$/)).optional().describe('Response headers pages may read; default x-request-id, retry-after.'),
+    maxAgeSeconds: z.number().int().min(0).max(86_400).optional().describe('How long browsers may cache a preflight answer; default 600.'),
+  })
+  .strict()
+  .refine((c) => !(c.origins === '*' && c.credentials), { message: 'origins "*" cannot be combined with credentials: true (browsers refuse it); list the origins', path: ['credentials'] });
+
 export const listenerSchema = z
   .object({
     name: z.string().regex(/^[a-z][a-z0-9_-]*$/, 'lowercase letters, digits, "-" and "_", starting with a letter'),
@@ -72,6 +87,7 @@ export const listenerSchema = z
       .describe(
         'Host header values this listener answers (any port); ".example.com" also admits its subdomains; true admits any. Default on a loopback address: localhost, 127.0.0.1 and [::1]; elsewhere: any.',
       ),
+    cors: corsSchema.optional().describe('Cross-origin access for browser pages served elsewhere; absent (the default): same-origin only.'),
   })
   .strict();
 

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { ErrorSpec, ErrorTable } from './define-errors.js';
 import type { EventLog } from './events/event-types.js';
 import type { JobsService } from './jobs/job-types.js';
+import type { StaticOptions } from './static-files.js';
 import type { OutboundClient } from './outbound/outbound-client.js';
 import type { PluginMetrics } from './metrics.js';
 import type { PermissionInfo } from './permissions.js';
@@ -130,6 +131,14 @@ export interface RouteHandle {
 export interface RouteRegistry {
   add<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined>(route: RouteDefinition<B, Q>): RouteHandle;
   list(): ReadonlyArray<{ method: HttpMethod; path: string; permission: RoutePermission }>;
+  /**
+   * Serve the files under `dir` (an absolute path) at `prefix` (`/ui`, or `/`) on this plugin's
+   * listeners, for GET and HEAD, after the routes: a route of the same path wins. Public (no
+   * credential), like any web page's assets. Conditional requests answer 304; `*.html` is
+   * revalidated each time, content-hashed names are cached for a year; with `spaFallback`, a GET
+   * that accepts HTML of a path without a file extension gets `index.html` (client-side routes).
+   */
+  static(prefix: string, dir: string, options?: StaticOptions): void;
 }
 
 export type Provider<T> =

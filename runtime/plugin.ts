@@ -16,6 +16,7 @@ export type { DependencyContainer, InjectionToken } from 'tsyringe';
 export type { H3Event } from 'h3';
 export * from './errors.js';
 export type * from './plugin-types.js';
+export type { StaticOptions } from './static-files.js';
 export type { Logger } from 'pino';
 export type * from './events/event-types.js';
 export { eventStreamResponse, resumeAfter, type EventStreamOptions } from './events/event-stream.js';
