@@ -2,9 +2,10 @@ import { clientAddress, type TrustedProxies } from './client-address.js';
 import { type Authenticator, type AuthRequest, type Principal, type PluginMetrics, isTesseraError } from 'tessera/plugin';
 import type { AuditActor, AuditLog } from './audit.js';
 import type { BruteForceGuard } from './brute-force.js';
-import { invalidApiKey, missingApiKey, permissionDenied } from './errors.js';
+import { csrfTokenInvalid, invalidApiKey, missingApiKey, permissionDenied, sessionExpired, sessionInvalid } from './errors.js';
 import type { KeyVerifier } from './key-verifier.js';
-import type { KeyRecord, KeyStore } from './keys.js';
+import { keyState, type KeyRecord, type KeyStore } from './keys.js';
+import { csrfMatches, safeMethods, sessionIdFrom, type SessionStore } from './sessions.js';
 import type { PermissionSet } from './permissions.js';
 import type { Roles } from './roles.js';
 import { effectiveTenant } from './tenants.js';
@@ -37,6 +38,7 @@ export interface AuthenticatorDeps {
   audit: AuditLog;
   metrics: PluginMetrics;
   trustedProxies: TrustedProxies;
+  sessions: SessionStore;
 }
 
 /** `x-api-key` (seed 001) first, then `Authorization: Bearer` (seed 002). */
@@ -64,7 +66,7 @@ export function actorOf(principal: RbacPrincipal): AuditActor {
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const outcomes = deps.metrics.counter({
     name: 'tessera_rbac_auth_total',
-    help: 'API key checks by outcome: ok, missing, invalid, blocked, tenant_mismatch, permission_denied.',
+    help: 'Credential checks by outcome: ok, missing, invalid, blocked, session_invalid, csrf, tenant_mismatch, permission_denied.',
     labelNames: ['outcome'],
   });
 
@@ -81,31 +83,55 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
 
     const presented = presentedKey(request.headers);
-    if (presented === undefined) {
+    const sessionId = presented === undefined ? sessionIdFrom(request.headers) : undefined;
+    if (presented === undefined && sessionId === undefined) {
       outcomes.inc({ outcome: 'missing' });
       throw missingApiKey();
     }
 
     const now = Date.now();
-    const verified = deps.verifier.verify(presented, now);
-    const user = verified.ok ? deps.users.get(verified.record.tenant, verified.record.userId) : undefined;
-    if (!verified.ok || user === undefined || user.disabled) {
-      outcomes.inc({ outcome: 'invalid' });
-      const blockSeconds = deps.guard.fail(address);
-      const record = verified.record;
-      await deps.audit.recordDenied({
-        tenant: record?.tenant ?? null,
-        action: 'auth.failed',
-        actor: null,
-        target: record ? { type: 'key', id: record.id } : null,
-        ...where,
-        details: asked,
-      });
-      if (blockSeconds > 0) await deps.audit.append({ tenant: null, action: 'auth.blocked', actor: null, ...where, details: { blockSeconds } });
-      throw invalidApiKey();
+    let key: KeyRecord;
+    let user: UserRecord;
+    if (presented !== undefined) {
+      const verified = deps.verifier.verify(presented, now);
+      const owner = verified.ok ? deps.users.get(verified.record.tenant, verified.record.userId) : undefined;
+      if (!verified.ok || owner === undefined || owner.disabled) {
+        outcomes.inc({ outcome: 'invalid' });
+        const blockSeconds = deps.guard.fail(address);
+        const record = verified.record;
+        await deps.audit.recordDenied({
+          tenant: record?.tenant ?? null,
+          action: 'auth.failed',
+          actor: null,
+          target: record ? { type: 'key', id: record.id } : null,
+          ...where,
+          details: asked,
+        });
+        if (blockSeconds > 0) await deps.audit.append({ tenant: null, action: 'auth.blocked', actor: null, ...where, details: { blockSeconds } });
+        throw invalidApiKey();
+      }
+      key = verified.record;
+      user = owner;
+    } else {
+      // A browser session: the key it was opened with must still be valid, and its user enabled.
+      const found = deps.sessions.lookup(sessionId!, now);
+      const record = found.ok ? deps.keys.get(found.record.keyId) : undefined;
+      const owner = record ? deps.users.get(record.tenant, record.userId) : undefined;
+      if (!found.ok || !record || keyState(record, now) !== 'active' || !owner || owner.disabled) {
+        if (found.ok) await deps.sessions.remove(sessionId!);
+        outcomes.inc({ outcome: 'session_invalid' });
+        throw found.ok || found.reason === 'unknown' ? sessionInvalid() : sessionExpired();
+      }
+      // The cookie rides along with any request the browser makes; only the page that signed in
+      // knows the token (double submit), so a state change must carry it.
+      if (!safeMethods.has(request.method) && !csrfMatches(found.record, request.headers.get('x-csrf-token'))) {
+        outcomes.inc({ outcome: 'csrf' });
+        throw csrfTokenInvalid();
+      }
+      key = record;
+      user = owner;
     }
 
-    const key = verified.record;
     const permissions = effectivePermissions(deps, key, user);
     const held = new Set(permissions);
     const principal: RbacPrincipal = {

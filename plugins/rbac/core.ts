@@ -1,6 +1,7 @@
 import { parseTrustedProxies } from './client-address.js';
 import type { Database } from 'lmdb';
 import type { Authenticator, PermissionInfo, PluginContext } from 'tessera/plugin';
+import { SessionStore, type SessionRecord } from './sessions.js';
 import { AuditLog, type AuditEntry } from './audit.js';
 import { createAuthenticator } from './authenticator.js';
 import { BruteForceGuard } from './brute-force.js';
@@ -24,6 +25,7 @@ export interface RbacCore {
   verifier: KeyVerifier;
   guard: BruteForceGuard;
   audit: AuditLog;
+  sessions: SessionStore;
   meta: Database<unknown, string>;
   authenticate: Authenticator;
   /** Runs `fn` in one write transaction of the store. */
@@ -33,7 +35,8 @@ export interface RbacCore {
 /**
  * Named databases (format 1): `users` [tenant, userId], `userNames` [tenant, name] -> userId,
  * `roles` [tenant, name], `keys` keyId, `keysByTenant` [tenant, keyId] -> userId,
- * `keyUsage` keyId -> ms, `audit` [tenant or "", seq], `meta`.
+ * `keyUsage` keyId -> ms, `audit` [tenant or "", seq], `auditOrder` seq -> tenant or "",
+ * `sessions` sha256(session id) -> SessionRecord, `meta`.
  */
 export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
   ctx.store.checkFormat(RBAC_DATA_FORMAT);
@@ -72,6 +75,7 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
       this.set(audit.size());
     },
   });
+  const sessions = new SessionStore(ctx.store.db<SessionRecord, string>('sessions'), { ttlSeconds: options.sessions.ttlSeconds, idleSeconds: options.sessions.idleSeconds });
   const verifier = new KeyVerifier(keys);
   const guard = new BruteForceGuard(options.bruteForce);
   const authenticate = createAuthenticator({
@@ -86,6 +90,7 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     audit,
     metrics: ctx.metrics,
     trustedProxies: parseTrustedProxies(options.trustedProxies),
+    sessions,
   });
   return {
     options,
@@ -98,6 +103,7 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     verifier,
     guard,
     audit,
+    sessions,
     meta,
     authenticate,
     transaction: (fn) => ctx.store.transaction(fn),

@@ -18,6 +18,9 @@ export const rbacErrorCodes = [
   { code: 'key_not_found', status: 404, when: 'No API key with that id that the caller may see (other tenants\' keys are not found either).' },
   { code: 'user_exists', status: 409, when: 'A user with that name already exists in the tenant.' },
   { code: 'role_exists', status: 409, when: 'A role with that name is built in or already defined in the tenant.' },
+  { code: 'session_invalid', status: 401, when: 'The session cookie names no session (signed out, or never signed in), or the key it was opened with is no longer valid.' },
+  { code: 'session_expired', status: 401, when: 'The browser session passed its lifetime or its idle timeout; sign in again.' },
+  { code: 'csrf_token_invalid', status: 403, when: 'A state-changing request authenticated by the session cookie without the session\'s `x-csrf-token` header.' },
   { code: 'too_many_auth_failures', status: 429, when: 'Too many failed API key attempts from this address; every key is refused from it until `Retry-After` seconds have passed.' },
 ] as const;
 
@@ -26,6 +29,13 @@ export const missingApiKey = (): TesseraError =>
 
 /** One answer for unknown, wrong, malformed, expired and revoked keys: it must not say which. */
 export const invalidApiKey = (): TesseraError => new AuthenticationError('invalid_api_key', 'The API key is not valid.', { plugin });
+
+export const sessionInvalid = (): TesseraError => new AuthenticationError('session_invalid', 'The session is not valid; sign in again.', { plugin });
+
+export const sessionExpired = (): TesseraError => new AuthenticationError('session_expired', 'The session has expired; sign in again.', { plugin });
+
+export const csrfTokenInvalid = (): TesseraError =>
+  new PermissionError('csrf_token_invalid', 'A request that changes state with the session cookie must send the session\'s x-csrf-token header.', { plugin });
 
 export const permissionDenied = (permission: string): TesseraError =>
   new PermissionError('permission_denied', `Missing permission ${permission}.`, { details: { permission }, plugin });

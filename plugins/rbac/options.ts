@@ -24,6 +24,15 @@ export const rbacOptions = z
     /** Name of the bootstrap user (role `superadmin`). @default "admin" */
     bootstrapUser: z.string().min(1).max(100).default('admin').describe('Name of the bootstrap user created on first start.'),
     bruteForce: bruteForceOptions.prefault({}),
+    /** Browser sessions (POST /hub/session): lifetime, idle timeout, Secure cookie. */
+    sessions: z
+      .object({
+        ttlSeconds: z.number().int().min(60).max(30 * 86_400).default(43_200).describe('A session ends this long after sign-in.'),
+        idleSeconds: z.number().int().min(60).max(30 * 86_400).default(1_800).describe('A session ends after this long without a request.'),
+        secureCookie: z.enum(['auto', 'always', 'never']).default('auto').describe('Mark the cookie Secure: "auto" when the request came over TLS; "always" behind a TLS-terminating proxy.'),
+      })
+      .strict()
+      .prefault({}),
     /** Audit entries older than this many days are removed. @default 90 */
     auditRetentionDays: z.number().int().min(1).max(36_500).default(90).describe('Audit entries older than this many days are removed.'),
     /** Beyond this many audit entries the oldest are removed. @default 1000000 */

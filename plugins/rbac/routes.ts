@@ -3,6 +3,7 @@ import { registerAuditRoutes } from './audit-routes.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { registerMeRoutes } from './me-routes.js';
 import { registerRoleRoutes } from './role-routes.js';
+import { registerSessionRoutes } from './session-routes.js';
 import type { Routes } from './route-helpers.js';
 import { registerUserRoutes } from './user-routes.js';
 
@@ -13,4 +14,5 @@ export function registerRoutes(routes: Routes, core: RbacCore): void {
   registerRoleRoutes(routes, core);
   registerKeyRoutes(routes, core);
   registerAuditRoutes(routes, core);
+  registerSessionRoutes(routes, core);
 }

@@ -22,10 +22,10 @@ describe('docs/rbac.md', () => {
   });
 
   it('documents every option default and every endpoint the plugin serves', () => {
-    for (const option of ['defaultTenant', 'bootstrapUser', 'bruteForce.maxFailures', 'bruteForce.windowSeconds', 'bruteForce.blockSeconds', 'bruteForce.maxTrackedAddresses', 'extraPermissions']) {
+    for (const option of ['defaultTenant', 'bootstrapUser', 'bruteForce.maxFailures', 'bruteForce.windowSeconds', 'bruteForce.blockSeconds', 'bruteForce.maxTrackedAddresses', 'extraPermissions', 'auditRetentionDays', 'auditMaxEntries', 'sessions.ttlSeconds', 'sessions.idleSeconds', 'sessions.secureCookie']) {
       expect(doc).toContain(`| \`${option}\` |`);
     }
-    for (const route of ['GET /hub/me', 'GET /hub/rbac/users', 'POST /hub/rbac/users', 'PUT /hub/rbac/users', 'GET /hub/rbac/roles', 'POST /hub/rbac/roles', 'POST /hub/rbac/keys', 'GET /hub/rbac/keys', 'DELETE /hub/rbac/keys/:id', 'GET /hub/rbac/audit', 'GET /hub/rbac/permissions']) {
+    for (const route of ['GET /hub/me', 'GET /hub/rbac/users', 'POST /hub/rbac/users', 'PUT /hub/rbac/users', 'GET /hub/rbac/roles', 'POST /hub/rbac/roles', 'POST /hub/rbac/keys', 'GET /hub/rbac/keys', 'DELETE /hub/rbac/keys/:id', 'GET /hub/rbac/audit', 'GET /hub/rbac/permissions', 'POST /hub/session', 'GET /hub/session', 'DELETE /hub/session']) {
       expect(doc).toContain(`| \`${route}\` |`);
     }
   });

@@ -36,7 +36,9 @@ describe('enforcement on listeners', () => {
       '/hub/rbac/permissions',
       '/hub/rbac/roles',
       '/hub/rbac/users',
+      '/hub/session',
     ]);
+    expect(doc.paths['/hub/session'].post['x-permission']).toBe('public');
     expect(doc.paths['/hub/rbac/users'].post['x-permission']).toBe('rbac:manage');
     expect(doc.paths['/hub/rbac/users'].put['x-permission']).toBe('rbac:manage');
     expect(doc.paths['/hub/me'].get['x-permission']).toBe('authenticated');
