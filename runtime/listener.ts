@@ -280,9 +280,11 @@ export class HttpListener {
   private async run(event: H3Event, route: MountedRoute, rawParams: Record<string, string>, requestId: string): Promise<unknown> {
     const def = route.definition;
     let principal: Principal | undefined;
-    if (this.config.auth && def.permission !== 'public') {
+    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') {
       const authenticate = this.deps.authenticator();
-      if (!authenticate) throw new Error(`Listener "${this.name}" has auth on but no authenticator is registered`);
+      if (!authenticate) {
+        throw new TesseraError('auth_provider_missing', 500, `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`);
+      }
       principal = await authenticate({
         headers: event.req.headers,
         method: event.req.method,

@@ -93,6 +93,11 @@ export interface RouteDefinition<BodySchema extends z.ZodType | undefined = unde
   /** rou3 syntax: `/v1/indexes/:name`, `/files/**`. */
   path: string;
   permission: RoutePermission;
+  /**
+   * `always`: authenticate and check `permission` even on a listener whose auth is off (user and
+   * key management is never open). Needs an auth provider plugin loaded.
+   */
+  authenticate?: 'always';
   /** Concurrency tier; default `standard`. */
   throttle?: ThrottleTier;
   /** JSON body schema: requires `application/json`, answers 400 `invalid_json` / `validation_failed`. */

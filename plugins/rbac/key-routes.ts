@@ -4,7 +4,7 @@ import type { RbacCore } from './core.js';
 import { grantExceedsPermissions, invalidExpiry, keyNotFound, unknownPermission, userNotFound } from './errors.js';
 import { generateKey, type KeyRecord } from './keys.js';
 import { notHeld } from './permissions.js';
-import { auditContext, caller, idCursor, pageQuery, tags, takePage, type Routes } from './route-helpers.js';
+import { auditContext, principalOf, idCursor, pageQuery, tags, takePage, type Routes } from './route-helpers.js';
 
 const createBody = z
   .object({
@@ -30,11 +30,12 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
     method: 'POST',
     path: '/hub/rbac/keys',
     permission: 'rbac:manage',
+    authenticate: 'always',
     body: createBody,
     summary: 'Generate a scoped API key; the secret is in this answer only',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'rbac:manage');
+      const principal = principalOf(request);
       const body = request.body;
       const ownerId = body.userId ?? principal.userId;
       const owner = core.users.get(principal.tenant, ownerId);
@@ -85,11 +86,12 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
     method: 'GET',
     path: '/hub/rbac/keys',
     permission: 'authenticated',
+    authenticate: 'always',
     query: listQuery,
     summary: 'API keys (never their secrets): all of the tenant\'s with rbac:manage, else your own',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'authenticated');
+      const principal = principalOf(request);
       const { cursor, limit, userId } = request.query;
       const now = Date.now();
       let only = userId;
@@ -106,10 +108,11 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
     method: 'DELETE',
     path: '/hub/rbac/keys/:id',
     permission: 'authenticated',
+    authenticate: 'always',
     summary: 'Revoke a key at once (your own, or any in the tenant with rbac:manage); idempotent',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'authenticated');
+      const principal = principalOf(request);
       const id = request.params.id!;
       const existing = core.keys.get(id);
       if (!existing || !visible(principal, existing)) throw keyNotFound(id);

@@ -1,16 +1,17 @@
 import type { RbacCore } from './core.js';
-import { caller, tags, type Routes } from './route-helpers.js';
+import { principalOf, tags, type Routes } from './route-helpers.js';
 
 export function registerMeRoutes(routes: Routes, core: RbacCore): void {
   routes.add({
     method: 'GET',
     path: '/hub/me',
     permission: 'authenticated',
+    authenticate: 'always',
     throttle: 'light',
     summary: 'The calling key: its user, tenant and effective permissions',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'authenticated');
+      const principal = principalOf(request);
       const user = core.users.get(principal.homeTenant, principal.userId)!;
       const key = core.keys.get(principal.id)!;
       return {
@@ -27,11 +28,12 @@ export function registerMeRoutes(routes: Routes, core: RbacCore): void {
     method: 'GET',
     path: '/hub/rbac/permissions',
     permission: 'authenticated',
+    authenticate: 'always',
     throttle: 'light',
     summary: 'Every permission this deployment knows, for building scopes and roles',
     tags,
     handler: async (request) => {
-      await caller(core, request, 'authenticated');
+      principalOf(request);
       return { permissions: core.permissions.describe() };
     },
   });

@@ -4,7 +4,7 @@ import type { RbacCore } from './core.js';
 import { grantExceedsPermissions, roleExists, unknownPermission } from './errors.js';
 import { notHeld } from './permissions.js';
 import { roleNamePattern, type CustomRoleRecord } from './roles.js';
-import { auditContext, caller, tags, type Routes } from './route-helpers.js';
+import { auditContext, principalOf, tags, type Routes } from './route-helpers.js';
 
 const createBody = z
   .object({
@@ -19,11 +19,12 @@ export function registerRoleRoutes(routes: Routes, core: RbacCore): void {
     method: 'GET',
     path: '/hub/rbac/roles',
     permission: 'rbac:manage',
+    authenticate: 'always',
     throttle: 'light',
     summary: 'Built-in roles, then the tenant\'s custom roles',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'rbac:manage');
+      const principal = principalOf(request);
       return { roles: core.roles.list(principal.tenant) };
     },
   });
@@ -32,11 +33,12 @@ export function registerRoleRoutes(routes: Routes, core: RbacCore): void {
     method: 'POST',
     path: '/hub/rbac/roles',
     permission: 'rbac:manage',
+    authenticate: 'always',
     body: createBody,
     summary: 'Define a custom role in the tenant',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'rbac:manage');
+      const principal = principalOf(request);
       const body = request.body;
       const unknown = core.permissions.unknown(body.permissions);
       if (unknown.length > 0) throw unknownPermission(unknown);

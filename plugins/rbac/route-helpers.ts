@@ -1,6 +1,6 @@
 import { clientAddress, parseTrustedProxies } from './client-address.js';
 import { getRequestIP } from 'h3';
-import { type PluginContext, type RouteRequest, z } from 'tessera/plugin';
+import { type PluginContext, type RouteRequest, TesseraError, z } from 'tessera/plugin';
 import type { RbacPrincipal } from './authenticator.js';
 import type { RbacCore } from './core.js';
 import { invalidCursor } from './errors.js';
@@ -12,21 +12,14 @@ export type Routes = PluginContext['routes'];
 export const tags = ['rbac'];
 
 /**
- * The calling key. On a listener with auth on, the runtime already authenticated it; on one with
- * `"auth": false` these routes authenticate anyway: user and key management is never open.
+ * The calling key. Every rbac route but sign-in declares `authenticate: 'always'`, so the runtime
+ * has authenticated it (and checked the route's permission) even on a listener with auth off:
+ * user and key management is never open.
  */
-export async function caller(core: RbacCore, request: RouteRequest<unknown, unknown>, permission: string): Promise<RbacPrincipal> {
+export function principalOf(request: RouteRequest<unknown, unknown>): RbacPrincipal {
   const principal = request.principal as RbacPrincipal | undefined;
   if (principal?.kind === 'key' && typeof principal.homeTenant === 'string') return principal;
-  return (await core.authenticate({
-    headers: request.headers,
-    method: request.method,
-    path: request.path,
-    permission,
-    listener: request.listener,
-    ip: getRequestIP(request.event),
-    requestId: request.requestId,
-  })) as RbacPrincipal;
+  throw new TesseraError('auth_provider_missing', 500, 'rbac routes need rbac as the auth provider ("auth": {"provider": "rbac"} or no other provider).', { plugin: 'rbac' });
 }
 
 /** `limit` and `cursor` of every list. */

@@ -1,7 +1,7 @@
 import { getRequestIP } from 'h3';
 import { InputError, PermissionError, reply, type RouteRequest } from 'tessera/plugin';
 import type { RbacCore } from './core.js';
-import { caller, tags, type Routes } from './route-helpers.js';
+import { principalOf, tags, type Routes } from './route-helpers.js';
 import { sessionIdFrom } from './sessions.js';
 
 const plugin = 'rbac';
@@ -96,11 +96,12 @@ export function registerSessionRoutes(routes: Routes, core: RbacCore): void {
     method: 'GET',
     path: '/hub/session',
     permission: 'authenticated',
+    authenticate: 'always',
     throttle: 'light',
     summary: "The browser's session: expiry and CSRF token (null when the request used an API key)",
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'authenticated');
+      const principal = principalOf(request);
       const sid = request.headers.get('x-api-key') === null ? sessionIdFrom(request.headers) : undefined;
       const found = sid === undefined ? undefined : core.sessions.lookup(sid);
       const session = found?.ok ? { expiresAt: found.record.expiresAt, idleTimeoutSeconds: core.sessions.options.idleSeconds, csrfToken: found.record.csrf } : null;
@@ -112,10 +113,11 @@ export function registerSessionRoutes(routes: Routes, core: RbacCore): void {
     method: 'DELETE',
     path: '/hub/session',
     permission: 'authenticated',
+    authenticate: 'always',
     summary: 'Sign out: ends the session and clears its cookie (needs the CSRF token)',
     tags,
     handler: async (request) => {
-      await caller(core, request, 'authenticated');
+      principalOf(request);
       const sid = sessionIdFrom(request.headers);
       if (sid !== undefined) await core.sessions.remove(sid);
       return reply(200, { signedOut: sid !== undefined }, { 'set-cookie': core.sessions.clearCookie(secure(core, request)), 'cache-control': 'no-store' });

@@ -4,7 +4,7 @@ import type { RbacCore } from './core.js';
 import { grantExceedsPermissions, unknownRole, userExists, userNotFound } from './errors.js';
 import { newId } from './ids.js';
 import { notHeld } from './permissions.js';
-import { auditContext, caller, idCursor, pageQuery, tags, takePage, type Routes } from './route-helpers.js';
+import { auditContext, principalOf, idCursor, pageQuery, tags, takePage, type Routes } from './route-helpers.js';
 import { userNamePattern, type UserRecord } from './users.js';
 
 const roleList = z.array(z.string().min(1).max(40)).max(32);
@@ -43,11 +43,12 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
     method: 'GET',
     path: '/hub/rbac/users',
     permission: 'rbac:manage',
+    authenticate: 'always',
     query: pageQuery,
     summary: 'Users of the tenant and their roles, oldest first',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'rbac:manage');
+      const principal = principalOf(request);
       const page = takePage(core.users.list(principal.tenant, idCursor(request.query.cursor)), request.query.limit);
       return { users: page.items, nextCursor: page.nextCursor };
     },
@@ -57,11 +58,12 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
     method: 'POST',
     path: '/hub/rbac/users',
     permission: 'rbac:manage',
+    authenticate: 'always',
     body: createBody,
     summary: 'Create a user in the tenant',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'rbac:manage');
+      const principal = principalOf(request);
       const body = request.body;
       const roles = [...new Set(body.roles)];
       checkRoles(core, principal, roles);
@@ -88,11 +90,12 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
     method: 'PUT',
     path: '/hub/rbac/users',
     permission: 'rbac:manage',
+    authenticate: 'always',
     body: updateBody,
     summary: 'Change a user\'s roles, names or disabled flag',
     tags,
     handler: async (request) => {
-      const principal = await caller(core, request, 'rbac:manage');
+      const principal = principalOf(request);
       const body = request.body;
       const which = (body.id ?? body.name)!;
       const target = body.id !== undefined ? core.users.get(principal.tenant, body.id) : core.users.byName(principal.tenant, body.name!);
