@@ -139,16 +139,32 @@ export class App {
         stopHooks: [],
         tasks: new TaskRunner(pluginLog),
         events,
-        jobs: new PluginJobRunner({ plugin: plugin.name, store: this.jobStore, events, log: pluginLog.child({ component: 'jobs' }), metrics: this.jobMetrics, settings }),
+        jobs: new PluginJobRunner({
+          plugin: plugin.name,
+          store: this.jobStore,
+          events,
+          log: pluginLog.child({ component: 'jobs' }),
+          metrics: this.jobMetrics,
+          settings,
+        }),
         started: false,
       };
       this.jobMetrics.addSource(runtime.jobs);
       const declared = this.permissions.add(plugin.name, plugin.definition.permissions ?? []);
       if (declared.invalid !== undefined) {
-        throw new PluginError('plugin_invalid', plugin.name, `Declares permission "${declared.invalid}"; a permission is "domain:action" in lowercase letters, digits and "-", such as "notes:read".`);
+        throw new PluginError(
+          'plugin_invalid',
+          plugin.name,
+          `Declares permission "${declared.invalid}"; a permission is "domain:action" in lowercase letters, digits and "-", such as "notes:read".`,
+        );
       }
       if (declared.duplicate) {
-        throw new PluginError('plugin_permission_conflict', plugin.name, `Declares permission "${declared.duplicate.name}", which plugin "${declared.duplicate.plugin}" already declares. A permission belongs to one plugin; use it without declaring it (depend on "${declared.duplicate.plugin}").`, { details: { permission: declared.duplicate.name, declaredBy: declared.duplicate.plugin } });
+        throw new PluginError(
+          'plugin_permission_conflict',
+          plugin.name,
+          `Declares permission "${declared.duplicate.name}", which plugin "${declared.duplicate.plugin}" already declares. A permission belongs to one plugin; use it without declaring it (depend on "${declared.duplicate.plugin}").`,
+          { details: { permission: declared.duplicate.name, declaredBy: declared.duplicate.plugin } },
+        );
       }
       // Encapsulation: a plugin sees the tokens its direct dependencies provide, nothing more.
       for (const dependency of directDependencies(plugin)) {
@@ -179,7 +195,11 @@ export class App {
     if (this.manifest.auth) {
       const provider = this.manifest.auth.provider;
       if (!this.authenticator || this.authenticator.plugin !== provider) {
-        throw new TesseraError('auth_provider_missing', 500, `"auth.provider" is "${provider}", but that plugin registered no authenticator (ctx.auth.setAuthenticator).`);
+        throw new TesseraError(
+          'auth_provider_missing',
+          500,
+          `"auth.provider" is "${provider}", but that plugin registered no authenticator (ctx.auth.setAuthenticator).`,
+        );
       }
     }
   }
@@ -221,7 +241,11 @@ export class App {
         add(definition): RouteHandle {
           if (app.setupDone) app.checkPermission(name, definition);
           if (definition.body && definition.accepts) {
-            throw new PluginError('plugin_route_invalid', name, `${definition.method} ${definition.path} declares both "body" (JSON, parsed by the runtime) and "accepts" (raw, read by the handler); choose one.`);
+            throw new PluginError(
+              'plugin_route_invalid',
+              name,
+              `${definition.method} ${definition.path} declares both "body" (JSON, parsed by the runtime) and "accepts" (raw, read by the handler); choose one.`,
+            );
           }
           for (const listener of listeners) {
             const existing = listener.routes.conflict(definition.method, definition.path);
@@ -260,7 +284,12 @@ export class App {
           for (const listener of listeners) {
             const existing = listener.statics.find((m) => m.prefix === mount.prefix);
             if (existing) {
-              throw new PluginError('plugin_route_conflict', name, `Static files under ${prefix} are already served on listener "${listener.name}" by plugin "${existing.plugin}".`, { status: 409 });
+              throw new PluginError(
+                'plugin_route_conflict',
+                name,
+                `Static files under ${prefix} are already served on listener "${listener.name}" by plugin "${existing.plugin}".`,
+                { status: 409 },
+              );
             }
           }
           for (const listener of listeners) {
@@ -454,7 +483,8 @@ export class App {
     if (results.some((r) => !r.drained)) this.log.warn({ timeoutMs: limit }, 'shutdown timeout: open requests were cut');
     // Jobs stop before any stop hook, so a job's last writes still find its plugin's resources open.
     const stopped = await Promise.all(this.plugins.map((p) => p.jobs.stop(limit)));
-    if (stopped.some((done) => !done)) this.log.warn({ timeoutMs: limit }, 'shutdown timeout: running jobs did not stop; they are marked interrupted at the next start');
+    if (stopped.some((done) => !done))
+      this.log.warn({ timeoutMs: limit }, 'shutdown timeout: running jobs did not stop; they are marked interrupted at the next start');
     await this.teardown();
     this.state = 'stopped';
   }

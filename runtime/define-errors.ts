@@ -58,7 +58,8 @@ export function defineErrors<const T extends Record<string, ErrorSpec>>(table: T
   const out: Record<string, unknown> = { [tableBrand]: true };
   for (const [code, spec] of Object.entries(table)) {
     if (!codePattern.test(code)) throw new Error(`Error code "${code}" must be snake_case (lowercase letters, digits and single underscores)`);
-    if (!Number.isInteger(spec.status) || spec.status < 400 || spec.status > 599) throw new Error(`Error "${code}" has status ${spec.status}; use a 4xx or 5xx status`);
+    if (!Number.isInteger(spec.status) || spec.status < 400 || spec.status > 599)
+      throw new Error(`Error "${code}" has status ${spec.status}; use a 4xx or 5xx status`);
     const factory = ((params: Record<string, unknown> = {}, options: ErrorOptions = {}) =>
       new TesseraError(code, spec.status, formatTemplate(spec.message, params), {
         ...options,

@@ -34,9 +34,7 @@ export class TesseraError extends Error {
   }
 
   toJSON(): { code: string; message: string; details?: unknown } {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 }
 

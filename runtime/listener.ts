@@ -128,7 +128,9 @@ export class HttpListener {
             : [400, 'invalid_request', 'The request could not be parsed as HTTP/1.1.'];
       const body = JSON.stringify({ ok: false, error: { code, message } });
       const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
-      socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -136,7 +138,13 @@ export class HttpListener {
         server.off('listening', onListening);
         const where = `${this.config.host}:${this.config.port}`;
         if (err.code === 'EADDRINUSE') {
-          reject(new ListenerError('listener_port_in_use', `Listener "${this.name}" cannot bind ${where}: the port is already in use. Stop the other process or change "port" in the manifest.`, err));
+          reject(
+            new ListenerError(
+              'listener_port_in_use',
+              `Listener "${this.name}" cannot bind ${where}: the port is already in use. Stop the other process or change "port" in the manifest.`,
+              err,
+            ),
+          );
         } else {
           reject(new ListenerError('listener_failed', `Listener "${this.name}" cannot bind ${where}: ${err.message}`, err));
         }
@@ -237,7 +245,7 @@ export class HttpListener {
     } finally {
       if (!nodeResponse) this.finished();
     }
-    const status = body instanceof Response ? body.status : event.res.status ?? 200;
+    const status = body instanceof Response ? body.status : (event.res.status ?? 200);
     const ms = performance.now() - started;
     this.deps.metrics.observeRequest(this.name, method, routeLabel, status, ms / 1000);
     this.deps.log.info({ reqId: requestId, listener: this.name, method, route: routeLabel, status, ms: Math.round(ms * 100) / 100 }, 'request');
@@ -255,17 +263,27 @@ export class HttpListener {
     if (allowed !== true) {
       const name = host === null ? '' : hostName(host);
       if (!allowed.some((a) => a === name || (a.startsWith('.') && (name.endsWith(a) || name === a.slice(1))))) {
-        throw new TesseraError('host_not_allowed', 403, `Host ${JSON.stringify(host ?? '')} is not allowed on this listener; add it to the listener's "allowedHosts" in the manifest.`, {
-          details: { host: host ?? '' },
-        });
+        throw new TesseraError(
+          'host_not_allowed',
+          403,
+          `Host ${JSON.stringify(host ?? '')} is not allowed on this listener; add it to the listener's "allowedHosts" in the manifest.`,
+          {
+            details: { host: host ?? '' },
+          },
+        );
       }
     }
     if (!this.config.auth) {
       const origin = headers.get('origin');
       if (origin !== null && !corsAllowed && !sameOrigin(origin, host)) {
-        throw new TesseraError('origin_not_allowed', 403, `Requests from origin ${JSON.stringify(origin)} are refused: this listener has no auth, so only pages it serves itself may call it.`, {
-          details: { origin },
-        });
+        throw new TesseraError(
+          'origin_not_allowed',
+          403,
+          `Requests from origin ${JSON.stringify(origin)} are refused: this listener has no auth, so only pages it serves itself may call it.`,
+          {
+            details: { origin },
+          },
+        );
       }
     }
   }
@@ -283,7 +301,11 @@ export class HttpListener {
     if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') {
       const authenticate = this.deps.authenticator();
       if (!authenticate) {
-        throw new TesseraError('auth_provider_missing', 500, `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`);
+        throw new TesseraError(
+          'auth_provider_missing',
+          500,
+          `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`,
+        );
       }
       principal = await authenticate({
         headers: event.req.headers,

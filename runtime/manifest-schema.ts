@@ -9,12 +9,7 @@ const tierSchema = z
   .object({
     concurrency: z.number().int().min(1).describe('Requests of this tier served at once.'),
     queue: z.number().int().min(0).describe('Requests allowed to wait for a slot; beyond it the answer is 429.'),
-    maxWaitMs: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('Longest a request waits in the queue for a slot before it is answered 429; default 10000.'),
+    maxWaitMs: z.number().int().min(1).optional().describe('Longest a request waits in the queue for a slot before it is answered 429; default 10000.'),
   })
   .strict();
 
@@ -59,16 +54,31 @@ const throttleSchema = z
 export const corsSchema = z
   .object({
     origins: z
-      .union([z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'an origin such as "https://ui.example.com" (scheme, host, optional port; no path)')).min(1), z.literal('*')])
+      .union([
+        z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'an origin such as "https://ui.example.com" (scheme, host, optional port; no path)')).min(1),
+        z.literal('*'),
+      ])
       .describe('Origins whose pages may call this listener, exactly as browsers send them; "*" for any (not with credentials).'),
     credentials: z.boolean().optional().describe('Let those pages send cookies (Access-Control-Allow-Credentials); default false.'),
-    methods: z.array(z.string().regex(/^[A-Z]+$/)).optional().describe('Methods allowed cross-origin; default GET, HEAD, POST, PUT, PATCH, DELETE.'),
-    headers: z.array(z.string().regex(/^[A-Za-z0-9-]+$/)).optional().describe('Request headers allowed; default content-type, x-api-key, x-tenant, x-request-id, x-csrf-token, last-event-id.'),
-    exposeHeaders: z.array(z.string().regex(/^[A-Za-z0-9-]+$/)).optional().describe('Response headers pages may read; default x-request-id, retry-after.'),
+    methods: z
+      .array(z.string().regex(/^[A-Z]+$/))
+      .optional()
+      .describe('Methods allowed cross-origin; default GET, HEAD, POST, PUT, PATCH, DELETE.'),
+    headers: z
+      .array(z.string().regex(/^[A-Za-z0-9-]+$/))
+      .optional()
+      .describe('Request headers allowed; default content-type, x-api-key, x-tenant, x-request-id, x-csrf-token, last-event-id.'),
+    exposeHeaders: z
+      .array(z.string().regex(/^[A-Za-z0-9-]+$/))
+      .optional()
+      .describe('Response headers pages may read; default x-request-id, retry-after.'),
     maxAgeSeconds: z.number().int().min(0).max(86_400).optional().describe('How long browsers may cache a preflight answer; default 600.'),
   })
   .strict()
-  .refine((c) => !(c.origins === '*' && c.credentials), { message: 'origins "*" cannot be combined with credentials: true (browsers refuse it); list the origins', path: ['credentials'] });
+  .refine((c) => !(c.origins === '*' && c.credentials), {
+    message: 'origins "*" cannot be combined with credentials: true (browsers refuse it); list the origins',
+    path: ['credentials'],
+  });
 
 export const listenerSchema = z
   .object({
@@ -114,23 +124,49 @@ export const manifestSchema = z
     limits: z
       .object({
         bodyBytes: z.number().int().min(1).optional().describe(`Largest request body in bytes; default ${defaultLimits.bodyBytes}.`),
-        shutdownTimeoutMs: z.number().int().min(0).optional().describe(`How long shutdown waits for in-flight requests; default ${defaultLimits.shutdownTimeoutMs}.`),
+        shutdownTimeoutMs: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(`How long shutdown waits for in-flight requests; default ${defaultLimits.shutdownTimeoutMs}.`),
         throttle: throttleSchema.optional(),
       })
       .strict()
       .optional(),
     jobs: z
       .object({
-        concurrency: z.number().int().min(1).max(1024).optional().describe(`Jobs of one plugin running at once in this process, all job names together; default ${defaultJobs.concurrency}.`),
-        retentionDays: z.number().min(0).optional().describe(`Finished jobs (completed, failed, cancelled, interrupted) older than this are deleted; default ${defaultJobs.retentionDays}.`),
-        maxFinished: z.number().int().min(0).optional().describe(`At most this many finished jobs are kept per plugin, the oldest deleted first; default ${defaultJobs.maxFinished}.`),
+        concurrency: z
+          .number()
+          .int()
+          .min(1)
+          .max(1024)
+          .optional()
+          .describe(`Jobs of one plugin running at once in this process, all job names together; default ${defaultJobs.concurrency}.`),
+        retentionDays: z
+          .number()
+          .min(0)
+          .optional()
+          .describe(`Finished jobs (completed, failed, cancelled, interrupted) older than this are deleted; default ${defaultJobs.retentionDays}.`),
+        maxFinished: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(`At most this many finished jobs are kept per plugin, the oldest deleted first; default ${defaultJobs.maxFinished}.`),
       })
       .strict()
       .optional()
       .describe('Durable jobs and schedules (ctx.jobs).'),
     events: z
       .object({
-        retentionDays: z.number().min(0).optional().describe(`Event log entries older than this are deleted; default ${defaultEvents.retentionDays}. A reader that asks for deleted entries gets a gap marker.`),
+        retentionDays: z
+          .number()
+          .min(0)
+          .optional()
+          .describe(
+            `Event log entries older than this are deleted; default ${defaultEvents.retentionDays}. A reader that asks for deleted entries gets a gap marker.`,
+          ),
         maxEvents: z.number().int().min(1).optional().describe(`At most this many entries are kept per plugin; default ${defaultEvents.maxEvents}.`),
       })
       .strict()
@@ -138,10 +174,24 @@ export const manifestSchema = z
       .describe("Each plugin's persisted event log (ctx.events); a plugin may set its own retention."),
     egress: z
       .object({
-        allowPrivate: z.boolean().optional().describe('Let API callers\' destinations (crawl seeds, webhooks, remote images) be loopback, private or link-local addresses; default false. Endpoints written in the manifest (embedding and model servers) are always allowed.'),
-        allowHosts: z.array(z.string().min(1)).optional().describe('Destinations allowed whatever their address: host, host:port, *.example.com, an IP or a CIDR range.'),
+        allowPrivate: z
+          .boolean()
+          .optional()
+          .describe(
+            "Let API callers' destinations (crawl seeds, webhooks, remote images) be loopback, private or link-local addresses; default false. Endpoints written in the manifest (embedding and model servers) are always allowed.",
+          ),
+        allowHosts: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Destinations allowed whatever their address: host, host:port, *.example.com, an IP or a CIDR range.'),
         timeoutMs: z.number().int().min(1).optional().describe(`Limit of one outbound call, headers and body; default ${defaultEgress.timeoutMs}.`),
-        maxRedirects: z.number().int().min(0).max(20).optional().describe(`Redirects followed, each checked like the first URL; default ${defaultEgress.maxRedirects}.`),
+        maxRedirects: z
+          .number()
+          .int()
+          .min(0)
+          .max(20)
+          .optional()
+          .describe(`Redirects followed, each checked like the first URL; default ${defaultEgress.maxRedirects}.`),
         maxBytes: z.number().int().min(1).optional().describe(`Largest response body read; default ${defaultEgress.maxBytes}.`),
       })
       .strict()

@@ -67,7 +67,9 @@ export function loadManifest(file: string, options: LoadManifestOptions = {}): R
   try {
     text = readFileSync(absolute, 'utf8');
   } catch (cause) {
-    throw new ManifestError('manifest_not_found', `${file}: cannot read manifest (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`, { file: absolute });
+    throw new ManifestError('manifest_not_found', `${file}: cannot read manifest (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`, {
+      file: absolute,
+    });
   }
   return parseManifest(text, absolute, options);
 }
@@ -104,7 +106,12 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
   const parsed = manifestSchema.safeParse(input);
   if (!parsed.success) {
     const located = locatedIssuesOf(parsed.error);
-    throw invalid(file, located.map((l) => l.issue), located.map((l) => l.at), context);
+    throw invalid(
+      file,
+      located.map((l) => l.issue),
+      located.map((l) => l.at),
+      context,
+    );
   }
   const data = parsed.data;
 
@@ -112,21 +119,32 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
   const names = new Set<string>();
   const ports = new Set<number>();
   data.listeners.forEach((listener, i) => {
-    if (names.has(listener.name)) semantic.push({ at: ['listeners', i, 'name'], issue: { path: `listeners[${i}].name`, message: `duplicate listener name "${listener.name}"` } });
+    if (names.has(listener.name))
+      semantic.push({ at: ['listeners', i, 'name'], issue: { path: `listeners[${i}].name`, message: `duplicate listener name "${listener.name}"` } });
     names.add(listener.name);
     if (listener.port !== 0) {
-      if (ports.has(listener.port)) semantic.push({ at: ['listeners', i, 'port'], issue: { path: `listeners[${i}].port`, message: `port ${listener.port} is used by another listener` } });
+      if (ports.has(listener.port))
+        semantic.push({ at: ['listeners', i, 'port'], issue: { path: `listeners[${i}].port`, message: `port ${listener.port} is used by another listener` } });
       ports.add(listener.port);
     }
     if (listener.metricsPath === '/health' || listener.metricsPath === '/openapi.json') {
-      semantic.push({ at: ['listeners', i, 'metricsPath'], issue: { path: `listeners[${i}].metricsPath`, message: `"${listener.metricsPath}" is taken by the runtime; choose another path` } });
+      semantic.push({
+        at: ['listeners', i, 'metricsPath'],
+        issue: { path: `listeners[${i}].metricsPath`, message: `"${listener.metricsPath}" is taken by the runtime; choose another path` },
+      });
     }
     if (listener.auth === true && data.auth === undefined) {
-      semantic.push({ at: ['listeners', i, 'auth'], issue: { path: `listeners[${i}].auth`, message: 'auth is on but no "auth.provider" is set to authenticate requests' } });
+      semantic.push({
+        at: ['listeners', i, 'auth'],
+        issue: { path: `listeners[${i}].auth`, message: 'auth is on but no "auth.provider" is set to authenticate requests' },
+      });
     }
     listener.plugins.forEach((plugin, j) => {
       if (!(plugin in data.plugins)) {
-        semantic.push({ at: ['listeners', i, 'plugins', j], issue: { path: `listeners[${i}].plugins[${j}]`, message: `expected a plugin named in "plugins", got "${plugin}"` } });
+        semantic.push({
+          at: ['listeners', i, 'plugins', j],
+          issue: { path: `listeners[${i}].plugins[${j}]`, message: `expected a plugin named in "plugins", got "${plugin}"` },
+        });
       }
     });
   });
@@ -134,12 +152,15 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
     semantic.push({ at: ['auth', 'provider'], issue: { path: 'auth.provider', message: `expected a plugin named in "plugins", got "${data.auth.provider}"` } });
   }
   if (semantic.length > 0) {
-    throw invalid(file, semantic.map((s) => s.issue), semantic.map((s) => s.at), context);
+    throw invalid(
+      file,
+      semantic.map((s) => s.issue),
+      semantic.map((s) => s.at),
+      context,
+    );
   }
 
-  const dataDir = context.dataDir !== undefined
-    ? path.resolve(context.dataDir)
-    : path.resolve(context.dir, data.dataDir ?? '../data');
+  const dataDir = context.dataDir !== undefined ? path.resolve(context.dataDir) : path.resolve(context.dir, data.dataDir ?? '../data');
   const authOn = data.auth !== undefined;
   return {
     file,

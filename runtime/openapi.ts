@@ -5,14 +5,11 @@ import type { MountedRoute } from './listener.js';
  * OpenAPI 3.1 for one listener, generated from the routes it serves right now: workflow routes
  * added at run time appear on the next request for the document.
  */
-export function openApiDocument(options: {
-  title: string;
-  version: string;
-  routes: readonly MountedRoute[];
-  authOn: boolean;
-}): Record<string, unknown> {
+export function openApiDocument(options: { title: string; version: string; routes: readonly MountedRoute[]; authOn: boolean }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const sorted = [...options.routes].sort((a, b) => a.definition.path.localeCompare(b.definition.path) || a.definition.method.localeCompare(b.definition.method));
+  const sorted = [...options.routes].sort(
+    (a, b) => a.definition.path.localeCompare(b.definition.path) || a.definition.method.localeCompare(b.definition.method),
+  );
   for (const route of sorted) {
     const def = route.definition;
     // rou3 names an unnamed `**` parameter "_" and an unnamed `*` by its index; OpenAPI needs names.
@@ -50,7 +47,11 @@ export function openApiDocument(options: {
     }
     const success = def.produces
       ? { [def.produces]: { schema: { type: 'string' } } }
-      : { 'application/json': { schema: def.response ? toSchema(def.response, 'output') : { type: 'object', required: ['ok'], properties: { ok: { const: true } } } } };
+      : {
+          'application/json': {
+            schema: def.response ? toSchema(def.response, 'output') : { type: 'object', required: ['ok'], properties: { ok: { const: true } } },
+          },
+        };
     operation.responses = {
       [String(def.successStatus ?? 200)]: { description: 'Success', content: success },
       default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },

@@ -69,18 +69,23 @@ function resolvePluginFile(key: string, module: string | undefined, manifestDir:
     const file = findIndex(path.join(builtinRoot, key));
     if (!file) {
       const known = builtinPluginNames();
-      throw new PluginError('plugin_module_not_found', key, `No built-in plugin named "${key}" (built-ins: ${known.join(', ') || 'none'}). To load a plugin from elsewhere, set "module" to a path or package name.`);
+      throw new PluginError(
+        'plugin_module_not_found',
+        key,
+        `No built-in plugin named "${key}" (built-ins: ${known.join(', ') || 'none'}). To load a plugin from elsewhere, set "module" to a path or package name.`,
+      );
     }
     return file;
   }
   if (module.startsWith('.') || path.isAbsolute(module)) {
     const target = path.resolve(manifestDir, module);
-    const file = existsSync(target) && statSync(target).isDirectory() ? findIndex(target) ?? packageEntry(target) : existsSync(target) ? target : undefined;
+    const file = existsSync(target) && statSync(target).isDirectory() ? (findIndex(target) ?? packageEntry(target)) : existsSync(target) ? target : undefined;
     if (!file) throw new PluginError('plugin_module_not_found', key, `Module "${module}" not found (looked for ${target}, relative to the manifest).`);
     return file;
   }
   const file = resolvePackage(module, manifestDir);
-  if (!file) throw new PluginError('plugin_module_not_found', key, `Package "${module}" is not installed where the manifest is (${manifestDir}); npm install it there.`);
+  if (!file)
+    throw new PluginError('plugin_module_not_found', key, `Package "${module}" is not installed where the manifest is (${manifestDir}); npm install it there.`);
   return file;
 }
 
@@ -172,7 +177,12 @@ async function importDefinition(key: string, file: string): Promise<PluginDefini
         for (const [i, dep] of definition.dependsOn.entries()) {
           const ok =
             (typeof dep === 'string' && dep !== '') ||
-            (typeof dep === 'object' && dep !== null && typeof dep.name === 'string' && dep.name !== '' && typeof dep.version === 'string' && semver.validRange(dep.version) !== null);
+            (typeof dep === 'object' &&
+              dep !== null &&
+              typeof dep.name === 'string' &&
+              dep.name !== '' &&
+              typeof dep.version === 'string' &&
+              semver.validRange(dep.version) !== null);
           if (!ok) problems.push(`"dependsOn[${i}]" must be a plugin name or {name, version} with a semver range`);
         }
       }
@@ -189,7 +199,9 @@ function validateOptions(key: string, definition: PluginDefinition<any>, options
   if (!definition.options) {
     if (options && Object.keys(options).length > 0) {
       const issues: FieldIssue[] = Object.keys(options).map((k) => ({ path: `${prefix}.${k}`, message: 'unknown key (this plugin takes no options)' }));
-      throw new PluginError('plugin_options_invalid', key, `Invalid options: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { details: { issues } });
+      throw new PluginError('plugin_options_invalid', key, `Invalid options: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, {
+        details: { issues },
+      });
     }
     return {};
   }
@@ -211,10 +223,17 @@ export function sortByDependencies(plugins: LoadedPlugin[]): LoadedPlugin[] {
       const dep = dependencyOf(raw);
       const target = byName.get(dep.name);
       if (!target) {
-        throw new PluginError('plugin_dependency_missing', plugin.name, `Depends on "${dep.name}", which the manifest does not load. Add it under "plugins".`, { details: { dependency: dep.name } });
+        throw new PluginError('plugin_dependency_missing', plugin.name, `Depends on "${dep.name}", which the manifest does not load. Add it under "plugins".`, {
+          details: { dependency: dep.name },
+        });
       }
       if (!semver.satisfies(target.definition.version, dep.range, { includePrerelease: true })) {
-        throw new PluginError('plugin_dependency_version', plugin.name, `Depends on "${dep.name}@${dep.range}", but version ${target.definition.version} is loaded.`, { details: { dependency: dep.name, range: dep.range, loaded: target.definition.version } });
+        throw new PluginError(
+          'plugin_dependency_version',
+          plugin.name,
+          `Depends on "${dep.name}@${dep.range}", but version ${target.definition.version} is loaded.`,
+          { details: { dependency: dep.name, range: dep.range, loaded: target.definition.version } },
+        );
       }
     }
   }

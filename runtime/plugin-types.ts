@@ -146,10 +146,7 @@ export interface RouteRegistry {
   static(prefix: string, dir: string, options?: StaticOptions): void;
 }
 
-export type Provider<T> =
-  | { useValue: T }
-  | { useFactory: (container: DependencyContainer) => T }
-  | { useClass: new (...args: any[]) => T };
+export type Provider<T> = { useValue: T } | { useFactory: (container: DependencyContainer) => T } | { useClass: new (...args: any[]) => T };
 
 export interface AppInfo {
   name: string;

@@ -89,7 +89,10 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
   stream(): AsyncIterable<Uint8Array> {
     this.take();
     const rawText = this.rawText;
-    if (rawText !== undefined) return (async function* () { yield Buffer.from(rawText); })();
+    if (rawText !== undefined)
+      return (async function* () {
+        yield Buffer.from(rawText);
+      })();
     return limitedBody(this.event, this.limit);
   }
 

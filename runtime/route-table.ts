@@ -13,10 +13,7 @@ export function routeShape(pattern: string): string {
   return pattern.replace(/\*\*:[^/]+/g, '**').replace(/:[^/]+/g, ':');
 }
 
-export type LookupResult<T> =
-  | { kind: 'found'; match: RouteMatch<T> }
-  | { kind: 'method_not_allowed'; allow: string[] }
-  | { kind: 'not_found' };
+export type LookupResult<T> = { kind: 'found'; match: RouteMatch<T> } | { kind: 'method_not_allowed'; allow: string[] } | { kind: 'not_found' };
 
 /**
  * A listener's routes. Routes can be added and removed while serving (the workflow plugin turns

@@ -48,8 +48,9 @@ export function systemBody(input: SystemInput) {
       { queued: 0, running: 0, schedules: 0 },
     ),
     store: input.store,
-    kernels: runner && !runner.closed
-      ? { started: true, threads: runner.threads, memoryBytes: runner.memory.byteLength, ...(allocator ? { allocator } : {}) }
-      : { started: false, ...(input.configuredThreads !== undefined ? { threads: input.configuredThreads } : {}) },
+    kernels:
+      runner && !runner.closed
+        ? { started: true, threads: runner.threads, memoryBytes: runner.memory.byteLength, ...(allocator ? { allocator } : {}) }
+        : { started: false, ...(input.configuredThreads !== undefined ? { threads: input.configuredThreads } : {}) },
   };
 }

@@ -22,9 +22,7 @@ function newest(paths) {
 }
 
 function filesUnder(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 async function buildWasm() {

@@ -49,7 +49,9 @@ async function stopServer(server: Server): Promise<void> {
 async function check(server: Server, kind: string): Promise<void> {
   const health = (await (await fetch(`${server.url}/health`)).json()) as Record<string, unknown>;
   if (health.ok !== true || health.status !== 'ok' || health.storage !== 'lmdb') throw new Error(`${kind} /health answered ${JSON.stringify(health)}`);
-  const echo = (await (await fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: echoBody })).json()) as Record<string, unknown>;
+  const echo = (await (
+    await fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: echoBody })
+  ).json()) as Record<string, unknown>;
   if (JSON.stringify(echo) !== JSON.stringify({ ok: true, echo: JSON.parse(echoBody) })) throw new Error(`${kind} /echo answered ${JSON.stringify(echo)}`);
 }
 

@@ -31,8 +31,13 @@ export async function benchBm25(runner: KernelRunner, docCount: number, minMs: n
     const referenceMs = await measure(() => reference.bm25Search(refQuery), { minMs, minRuns: 3 });
     const totalPostings = postings.reduce((n, p) => n + p.docs.length, 0);
     emit({
-      bench: 'bm25', docCount, postings: totalPostings, ms: round(kernelMs, 3), poolMs: round(poolMs, 3),
-      referenceMs: round(referenceMs, 3), vsReference: round(referenceMs / kernelMs, 1),
+      bench: 'bm25',
+      docCount,
+      postings: totalPostings,
+      ms: round(kernelMs, 3),
+      poolMs: round(poolMs, 3),
+      referenceMs: round(referenceMs, 3),
+      vsReference: round(referenceMs / kernelMs, 1),
     });
     return referenceMs / kernelMs;
   } finally {

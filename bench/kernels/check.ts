@@ -6,8 +6,7 @@ export class BenchCheckError extends Error {
 
 /** Exact agreement (kernels whose reference reproduces their f32 arithmetic). */
 export function checkSame(name: string, actual: TopK, expected: TopK): void {
-  const same = actual.ids.length === expected.ids.length
-    && actual.ids.every((id, i) => id === expected.ids[i] && actual.scores[i] === expected.scores[i]);
+  const same = actual.ids.length === expected.ids.length && actual.ids.every((id, i) => id === expected.ids[i] && actual.scores[i] === expected.scores[i]);
   if (!same) throw new BenchCheckError(`${name}: kernel answer differs from the reference`);
 }
 

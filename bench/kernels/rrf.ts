@@ -12,6 +12,13 @@ export async function benchRrf(runner: KernelRunner, minMs: number): Promise<num
   checkSame('rrf', await runner.rrf(query), reference.rrfFuse(query));
   const kernelMs = await measure(() => runner.rrf(query), { minMs });
   const referenceMs = await measure(() => reference.rrfFuse(query), { minMs });
-  emit({ bench: 'rrf', lists: 2, length: 1000, us: round(kernelMs * 1000, 1), referenceUs: round(referenceMs * 1000, 1), vsReference: round(referenceMs / kernelMs, 1) });
+  emit({
+    bench: 'rrf',
+    lists: 2,
+    length: 1000,
+    us: round(kernelMs * 1000, 1),
+    referenceUs: round(referenceMs * 1000, 1),
+    vsReference: round(referenceMs / kernelMs, 1),
+  });
   return referenceMs / kernelMs;
 }

@@ -20,10 +20,16 @@ const minMs = quick ? 150 : 500;
 const grid: Array<[number, number]> = quick
   ? [[100_000, 384]]
   : [
-    [10_000, 128], [10_000, 384], [10_000, 768],
-    [100_000, 128], [100_000, 384], [100_000, 768],
-    [1_000_000, 128], [1_000_000, 384], [1_000_000, 768],
-  ];
+      [10_000, 128],
+      [10_000, 384],
+      [10_000, 768],
+      [100_000, 128],
+      [100_000, 384],
+      [100_000, 768],
+      [1_000_000, 128],
+      [1_000_000, 384],
+      [1_000_000, 768],
+    ];
 
 emit({ bench: 'environment', node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, quick });
 const runner = createKernelRunner({ threads: 2, initialMemoryMb: 64, maximumMemoryMb: 4096 });

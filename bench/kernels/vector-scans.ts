@@ -25,7 +25,10 @@ const K = 10;
  * Every kernel answer is checked against the reference before anything is timed.
  */
 export async function benchVectors(
-  runner: KernelRunner, n: number, dims: number, options: { reference: boolean; metrics: Metric[]; minMs: number },
+  runner: KernelRunner,
+  n: number,
+  dims: number,
+  options: { reference: boolean; metrics: Metric[]; minMs: number },
 ): Promise<VectorBenchResult> {
   const rand = prng(n + dims);
   const data = uniformVectors(rand, n, dims);
@@ -67,19 +70,40 @@ export async function benchVectors(
       const pct = (100 * gbps) / bandwidthGBps;
       const vsRef = metric === 'dot' && referenceMs !== null ? referenceMs / inlineMs : null;
       emit({
-        bench: 'f32-scan', n, dims, metric, inlineMs: round(inlineMs, 3), poolMs: round(poolMs, 3),
-        GBps: round(gbps), poolGBps: round(bytes / poolMs / 1e6), pctOfBandwidth: round(pct, 1),
+        bench: 'f32-scan',
+        n,
+        dims,
+        metric,
+        inlineMs: round(inlineMs, 3),
+        poolMs: round(poolMs, 3),
+        GBps: round(gbps),
+        poolGBps: round(bytes / poolMs / 1e6),
+        pctOfBandwidth: round(pct, 1),
         ...(vsRef !== null ? { referenceMs: round(referenceMs!, 1), vsReference: round(vsRef, 1) } : {}),
         ...(metric === 'dot' ? { plainJsMs: round(plainJsMs, 2), vsPlainJs: round(plainJsMs / inlineMs, 1) } : {}),
       });
       emit({
-        bench: 'int8-scan', n, dims, metric, ms: round(int8Ms, 3),
-        vectorsPerSec: Math.round(n / (int8Ms / 1000)), vsF32: round(inlineMs / int8Ms),
+        bench: 'int8-scan',
+        n,
+        dims,
+        metric,
+        ms: round(int8Ms, 3),
+        vectorsPerSec: Math.round(n / (int8Ms / 1000)),
+        vsF32: round(inlineMs / int8Ms),
       });
       if (metric === 'dot') {
         result = {
-          n, dims, bandwidthGBps, f32InlineMs: inlineMs, f32PoolMs: poolMs, f32GBps: gbps, f32PctOfBandwidth: pct,
-          int8Ms, int8VsF32: inlineMs / int8Ms, referenceMs, f32VsReference: vsRef,
+          n,
+          dims,
+          bandwidthGBps,
+          f32InlineMs: inlineMs,
+          f32PoolMs: poolMs,
+          f32GBps: gbps,
+          f32PctOfBandwidth: pct,
+          int8Ms,
+          int8VsF32: inlineMs / int8Ms,
+          referenceMs,
+          f32VsReference: vsRef,
         };
       }
     }

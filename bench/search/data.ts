@@ -15,7 +15,9 @@ export function dataDir(): string {
 
 function requireFile(file: string, what: string): string {
   if (!existsSync(file)) {
-    throw new Error(`bench/search: ${what} not found at ${file}. The benchmark data lives in ../shared/data beside the project root (see ../shared/data/README.md); set TESSERA_DATA_DIR to read it from elsewhere.`);
+    throw new Error(
+      `bench/search: ${what} not found at ${file}. The benchmark data lives in ../shared/data beside the project root (see ../shared/data/README.md); set TESSERA_DATA_DIR to read it from elsewhere.`,
+    );
   }
   return file;
 }
@@ -37,7 +39,10 @@ export function cranfieldAvailable(): boolean {
 }
 
 function readJsonl<T>(file: string): T[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 /** The Cranfield collection: 1,400 docs, 225 queries, graded qrels (TSV, header `query-id corpus-id score`). */
@@ -46,7 +51,9 @@ export function loadCranfield(): Cranfield {
   const docsFile = requireFile(join(dir, 'docs.jsonl'), 'Cranfield docs.jsonl');
   const queriesFile = requireFile(join(dir, 'queries.jsonl'), 'Cranfield queries.jsonl');
   const qrelsFile = requireFile(join(dir, 'qrels.tsv'), 'Cranfield qrels.tsv');
-  const [header, ...rows] = readFileSync(qrelsFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const [header, ...rows] = readFileSync(qrelsFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   if (header?.trim().split(/\s+/).join(' ') !== 'query-id corpus-id score') throw new Error(`${qrelsFile}: unexpected header "${header}"`);
   const qrels = new Map<string, Map<string, number>>();
   for (const row of rows) {
@@ -56,8 +63,11 @@ export function loadCranfield(): Cranfield {
     if (!judged) qrels.set(query, (judged = new Map()));
     judged.set(doc, Number(score));
   }
-  const docs = readJsonl<{ id: string | number; title?: string; text?: string }>(docsFile)
-    .map((d) => ({ id: String(d.id), title: d.title ?? '', text: d.text ?? '' }));
+  const docs = readJsonl<{ id: string | number; title?: string; text?: string }>(docsFile).map((d) => ({
+    id: String(d.id),
+    title: d.title ?? '',
+    text: d.text ?? '',
+  }));
   const queries = readJsonl<{ id: string | number; text: string }>(queriesFile).map((q) => ({ id: String(q.id), text: q.text }));
   return { docs, queries, qrels };
 }
@@ -87,9 +97,10 @@ export async function loadWordnet(limit = Infinity): Promise<BenchDoc[]> {
   return docs;
 }
 
-
 /** Lucene's English stop words: never drawn as query words (they carry no query intent). */
-const STOP_WORDS = new Set(('a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with').split(' '));
+const STOP_WORDS = new Set(
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+);
 
 function docWords(doc: BenchDoc): string[] {
   const words = new Set<string>();

@@ -38,15 +38,16 @@ function counts(text: string): Map<string, number> {
 const docCounts = docTexts.map(counts);
 const vocab = new Map<string, number>();
 const df: number[] = [];
-for (const c of docCounts) for (const t of c.keys()) {
-  let i = vocab.get(t);
-  if (i === undefined) {
-        i = df.length;
-        vocab.set(t, i);
-        df.push(0);
-      }
-  df[i]!++;
-}
+for (const c of docCounts)
+  for (const t of c.keys()) {
+    let i = vocab.get(t);
+    if (i === undefined) {
+      i = df.length;
+      vocab.set(t, i);
+      df.push(0);
+    }
+    df[i]!++;
+  }
 const N = docCounts.length;
 const M = df.length;
 const idf = Float64Array.from(df, (f) => 1 + Math.log((N + 1) / (f + 1)));
@@ -59,7 +60,14 @@ function weights(c: Map<string, number>): Array<[number, number]> {
   }
   return out;
 }
-const corpus: EmbeddingCorpus = { analyzers: [englishAnalyzer], docCount: N, docFreq: (t) => { const i = vocab.get(t); return i === undefined ? 0 : df[i]!; } };
+const corpus: EmbeddingCorpus = {
+  analyzers: [englishAnalyzer],
+  docCount: N,
+  docFreq: (t) => {
+    const i = vocab.get(t);
+    return i === undefined ? 0 : df[i]!;
+  },
+};
 
 function unit(v: Float64Array | Float32Array): Float32Array {
   let n = 0;
@@ -124,7 +132,8 @@ interface Design {
 /** Two unit vectors side by side, each scaled so the cosine is a*cos(first) + (1-a)*cos(second). */
 function concat(a: Float32Array, b: Float32Array, weightA: number): Float32Array {
   const out = new Float32Array(a.length + b.length);
-  const sa = Math.sqrt(weightA), sb = Math.sqrt(1 - weightA);
+  const sa = Math.sqrt(weightA),
+    sb = Math.sqrt(1 - weightA);
   a.forEach((x, i) => (out[i] = x * sa));
   b.forEach((x, i) => (out[a.length + i] = x * sb));
   return out;
@@ -132,16 +141,37 @@ function concat(a: Float32Array, b: Float32Array, weightA: number): Float32Array
 const lsa = (dims: number): Promise<CorpusLsaModel> => trainCorpusLsa(docTexts, [englishAnalyzer], dims);
 const designs: Design[] = [
   { name: 'hashed-ngrams-v2', train: () => ({ doc: (i) => embedDocument(docTexts[i]!, DIMS, [englishAnalyzer]), query: (q) => embedQuery(q, DIMS, corpus) }) },
-  { name: 'ri-doc', train: () => { const T = trainRandomIndexing(DIMS, false); return { doc: (i) => foldIn(T, DIMS, weights(docCounts[i]!)), query: (q) => foldIn(T, DIMS, weights(counts(q))) }; } },
-  { name: 'rri-doc', train: () => { const T = trainRandomIndexing(DIMS, true); return { doc: (i) => foldIn(T, DIMS, weights(docCounts[i]!)), query: (q) => foldIn(T, DIMS, weights(counts(q))) }; } },
-  { name: 'lsa-tfidf', train: async () => { const m = await lsa(DIMS); return { doc: (i) => embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), query: (q) => embedCorpusLsa(m, q, [englishAnalyzer]) }; } },
-  { name: 'lsa-tfidf-192+v2-192', train: async () => {
-    const m = await lsa(DIMS / 2);
-    return {
-      doc: (i) => concat(embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), embedDocument(docTexts[i]!, DIMS / 2, [englishAnalyzer]), 0.5),
-      query: (q) => concat(embedCorpusLsa(m, q, [englishAnalyzer]), embedQuery(q, DIMS / 2, corpus), 0.5),
-    };
-  } },
+  {
+    name: 'ri-doc',
+    train: () => {
+      const T = trainRandomIndexing(DIMS, false);
+      return { doc: (i) => foldIn(T, DIMS, weights(docCounts[i]!)), query: (q) => foldIn(T, DIMS, weights(counts(q))) };
+    },
+  },
+  {
+    name: 'rri-doc',
+    train: () => {
+      const T = trainRandomIndexing(DIMS, true);
+      return { doc: (i) => foldIn(T, DIMS, weights(docCounts[i]!)), query: (q) => foldIn(T, DIMS, weights(counts(q))) };
+    },
+  },
+  {
+    name: 'lsa-tfidf',
+    train: async () => {
+      const m = await lsa(DIMS);
+      return { doc: (i) => embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), query: (q) => embedCorpusLsa(m, q, [englishAnalyzer]) };
+    },
+  },
+  {
+    name: 'lsa-tfidf-192+v2-192',
+    train: async () => {
+      const m = await lsa(DIMS / 2);
+      return {
+        doc: (i) => concat(embedCorpusLsa(m, docTexts[i]!, [englishAnalyzer]), embedDocument(docTexts[i]!, DIMS / 2, [englishAnalyzer]), 0.5),
+        query: (q) => concat(embedCorpusLsa(m, q, [englishAnalyzer]), embedQuery(q, DIMS / 2, corpus), 0.5),
+      };
+    },
+  },
 ];
 
 // ---- evaluation through the product's search paths
@@ -163,25 +193,50 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
   const embedSec = (performance.now() - t1) / 1000;
   const dims = docVectors[0]!.length;
   const name = `lab-${design.name.replace(/[^a-z0-9]/g, '')}`;
-  await engine.create('default', parseCreateIndex({
-    name,
-    mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
-    settings: { vectorDimensions: dims },
-  }));
+  await engine.create(
+    'default',
+    parseCreateIndex({
+      name,
+      mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
+      settings: { vectorDimensions: dims },
+    }),
+  );
   const index = engine.get('default', name);
   const upserted = await index.upsert(data.docs.map((d, i) => ({ ...d, _vector: Array.from(docVectors[i]!) })));
   if (upserted.errors.length > 0) throw new Error(`rejected documents: ${JSON.stringify(upserted.errors.slice(0, 3))}`);
   const vectors = new Map(data.queries.map((q) => [q.id, Array.from(model.query(q.text))]));
-  keyword ??= await mean(async (q) => (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id));
-  const semantic = await mean(async (q) => (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id));
+  keyword ??= await mean(async (q) =>
+    (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+  );
+  const semantic = await mean(async (q) =>
+    (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
+  );
   const hybrid: Record<string, number> = {};
   for (const ratio of RATIOS) {
     hybrid[String(ratio)] = await mean(async (q) => {
-      const body = searchQuerySchema.parse({ mode: 'hybrid', q: q.text, vector: vectors.get(q.id), size: K, semanticRatio: ratio, highlight: false, select: ['id'] });
+      const body = searchQuerySchema.parse({
+        mode: 'hybrid',
+        q: q.text,
+        vector: vectors.get(q.id),
+        size: K,
+        semanticRatio: ratio,
+        highlight: false,
+        select: ['id'],
+      });
       return (await searchHybrid(index, runner, { ...body, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
-  emit({ bench: 'embedder-lab', design: design.name, dims, keyword, semantic, hybrid, trainMs: round(trainMs, 0), docEmbedsPerSec: Math.round(N / embedSec), meetsKeywordAt05: hybrid['0.5']! >= keyword });
+  emit({
+    bench: 'embedder-lab',
+    design: design.name,
+    dims,
+    keyword,
+    semantic,
+    hybrid,
+    trainMs: round(trainMs, 0),
+    docEmbedsPerSec: Math.round(N / embedSec),
+    meetsKeywordAt05: hybrid['0.5']! >= keyword,
+  });
   await engine.delete('default', name);
 }
 await bench.close();

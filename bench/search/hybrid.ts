@@ -46,11 +46,14 @@ const summary: Record<string, unknown> = {};
 let keyword: number | undefined;
 for (const { model, dims } of CONFIGS) {
   const name = `${model.replace(/[^a-z0-9]/g, '')}-${dims}`;
-  await engine.create('default', parseCreateIndex({
-    name,
-    mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
-    settings: { vectorDimensions: dims, autoEmbed: true, embedder: { type: 'builtin', model } },
-  }));
+  await engine.create(
+    'default',
+    parseCreateIndex({
+      name,
+      mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } },
+      settings: { vectorDimensions: dims, autoEmbed: true, embedder: { type: 'builtin', model } },
+    }),
+  );
   const index = engine.get('default', name);
   const t0 = performance.now();
   const upserted = await index.upsert(data.docs);
@@ -61,16 +64,39 @@ for (const { model, dims } of CONFIGS) {
   const vectors = new Map<string, number[]>();
   for (const q of data.queries) vectors.set(q.id, await embedQueryText(embedder, q.text));
 
-  keyword ??= await mean(async (q) => (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id));
-  const semantic = await mean(async (q) => (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id));
+  keyword ??= await mean(async (q) =>
+    (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+  );
+  const semantic = await mean(async (q) =>
+    (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
+  );
   const hybrid: Record<string, number> = {};
   for (const ratio of [DEFAULT_RATIO, ...SWEEP]) {
     hybrid[String(ratio)] = await mean(async (q) => {
-      const body = searchQuerySchema.parse({ mode: 'hybrid', q: q.text, vector: vectors.get(q.id), size: K, semanticRatio: ratio, highlight: false, select: ['id'] });
+      const body = searchQuerySchema.parse({
+        mode: 'hybrid',
+        q: q.text,
+        vector: vectors.get(q.id),
+        size: K,
+        semanticRatio: ratio,
+        highlight: false,
+        select: ['id'],
+      });
       return (await searchHybrid(index, runner, { ...body, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
-  const result = { bench: 'hybrid-cranfield', model, dims, docs: data.docs.length, queries: data.queries.length, buildMs: round(buildMs, 1), keyword, semantic, hybrid, hybridAtDefaultMeetsKeyword: hybrid[String(DEFAULT_RATIO)]! >= keyword };
+  const result = {
+    bench: 'hybrid-cranfield',
+    model,
+    dims,
+    docs: data.docs.length,
+    queries: data.queries.length,
+    buildMs: round(buildMs, 1),
+    keyword,
+    semantic,
+    hybrid,
+    hybridAtDefaultMeetsKeyword: hybrid[String(DEFAULT_RATIO)]! >= keyword,
+  };
   emit(result);
   summary[name] = { semantic, hybrid };
 }
@@ -92,13 +118,24 @@ for (const { model, dims } of CONFIGS) {
   const keywordWindow = new Map<string, string[]>();
   for (const q of data.queries) {
     const qf = unit(queryFeatures(q.text, corpus));
-    const scored = docs.map((d) => {
-      let s = 0;
-      for (const [k, v] of qf) s += v * (d.f.get(k) ?? 0);
-      return { id: d.id, s };
-    }).filter((x) => x.s > 0);
-    exact.set(q.id, scored.sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1)).slice(0, windowSize).map((x) => x.id));
-    keywordWindow.set(q.id, (await searchKeyword(index, runner, { q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id));
+    const scored = docs
+      .map((d) => {
+        let s = 0;
+        for (const [k, v] of qf) s += v * (d.f.get(k) ?? 0);
+        return { id: d.id, s };
+      })
+      .filter((x) => x.s > 0);
+    exact.set(
+      q.id,
+      scored
+        .sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1))
+        .slice(0, windowSize)
+        .map((x) => x.id),
+    );
+    keywordWindow.set(
+      q.id,
+      (await searchKeyword(index, runner, { q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+    );
   }
   const fuse = (a: string[], b: string[], ratio: number): string[] => {
     const score = new Map<string, number>();
@@ -109,7 +146,15 @@ for (const { model, dims } of CONFIGS) {
   const semantic = await mean(async (q) => exact.get(q.id)!.slice(0, K));
   const hybrid: Record<string, number> = {};
   for (const ratio of [DEFAULT_RATIO, ...SWEEP]) hybrid[String(ratio)] = await mean(async (q) => fuse(keywordWindow.get(q.id)!, exact.get(q.id)!, ratio));
-  emit({ bench: 'hybrid-cranfield', model: 'hashed-ngrams-v2 features, unhashed (exact sparse cosine)', dims: null, keyword, semantic, hybrid, hybridAtDefaultMeetsKeyword: hybrid[String(DEFAULT_RATIO)]! >= keyword! });
+  emit({
+    bench: 'hybrid-cranfield',
+    model: 'hashed-ngrams-v2 features, unhashed (exact sparse cosine)',
+    dims: null,
+    keyword,
+    semantic,
+    hybrid,
+    hybridAtDefaultMeetsKeyword: hybrid[String(DEFAULT_RATIO)]! >= keyword!,
+  });
   summary['unhashed-v2-features'] = { semantic, hybrid };
 }
 
@@ -132,5 +177,13 @@ for (const [label, embed] of [
   emit({ bench: 'embed-throughput', embedder: label, dims: 384, texts: glosses.length, seconds: round(seconds, 2), embedsPerSec: throughput[label] });
 }
 
-emit({ summary: { keyword, defaultSemanticRatio: DEFAULT_RATIO, ...summary, embedsPerSec384: throughput, totalSeconds: round((performance.now() - started) / 1000, 1) } });
+emit({
+  summary: {
+    keyword,
+    defaultSemanticRatio: DEFAULT_RATIO,
+    ...summary,
+    embedsPerSec384: throughput,
+    totalSeconds: round((performance.now() - started) / 1000, 1),
+  },
+});
 await bench.close();

@@ -11,7 +11,10 @@ export function ndcgAt(k: number, ranking: readonly string[], judged: ReadonlyMa
     if (!seen.has(id)) dcg += (judged.get(id) ?? 0) / Math.log2(i + 2);
     seen.add(id);
   }
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...judged.values()]
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   let idcg = 0;
   for (let i = 0; i < ideal.length; i++) idcg += ideal[i]! / Math.log2(i + 2);
   return idcg === 0 ? 0 : dcg / idcg;

@@ -14,7 +14,10 @@ export class OramaAdapter implements SearchAdapter {
 
   async build(docs: BenchDoc[]): Promise<void> {
     const db = create({ schema: { title: 'string', text: 'string' } as const });
-    await insertMultiple(db, docs.map((d) => ({ id: d.id, title: d.title, text: d.text })));
+    await insertMultiple(
+      db,
+      docs.map((d) => ({ id: d.id, title: d.title, text: d.text })),
+    );
     this.db = db;
   }
 

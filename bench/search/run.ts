@@ -13,7 +13,7 @@ import type { CranfieldResult, WordnetResult } from './tasks.js';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyArg = args.find((a) => a.startsWith('--only'));
-const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : args[args.indexOf(onlyArg) + 1] ?? '').split(',').filter(Boolean) : null;
+const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : (args[args.indexOf(onlyArg) + 1] ?? '')).split(',').filter(Boolean) : null;
 const names = only ?? adapterNames();
 const unknown = names.filter((n) => !adapterNames().includes(n));
 if (unknown.length > 0) {
@@ -65,7 +65,15 @@ interface Row {
 }
 
 const started = performance.now();
-emit({ bench: 'environment', node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, memGb: round(totalmem() / 2 ** 30, 1), quick, adapters: names });
+emit({
+  bench: 'environment',
+  node: process.version,
+  cpus: cpus().length,
+  cpu: cpus()[0]?.model,
+  memGb: round(totalmem() / 2 ** 30, 1),
+  quick,
+  adapters: names,
+});
 const rows: Record<string, Row> = {};
 for (const name of names) {
   const row: Row = { ndcg10: null, cranfieldMedianMs: null, buildDocsPerSec: null, sizeMb: null, rssDeltaMb: null, c1: null, c8: null, http: null };
@@ -110,8 +118,12 @@ for (const name of names) {
 function targets(): Record<string, unknown> {
   const ours = rows[OURS];
   if (!ours) return { status: `pending: no "${OURS}" adapter in bench/search/adapters.ts yet` };
-  const peers = Object.entries(rows).filter(([n]) => n !== OURS).map(([, r]) => r);
-  const fts5 = Object.entries(rows).filter(([n]) => n.startsWith('sqlite-fts5')).map(([, r]) => r);
+  const peers = Object.entries(rows)
+    .filter(([n]) => n !== OURS)
+    .map(([, r]) => r);
+  const fts5 = Object.entries(rows)
+    .filter(([n]) => n.startsWith('sqlite-fts5'))
+    .map(([, r]) => r);
   const mini = rows['minisearch'];
   const max = (xs: Array<number | null | undefined>) => Math.max(...xs.filter((x): x is number => typeof x === 'number'));
   const min = (xs: Array<number | null | undefined>) => Math.min(...xs.filter((x): x is number => typeof x === 'number'));
@@ -126,7 +138,12 @@ function targets(): Record<string, unknown> {
     p50AtMostHalfOfFts5: { ours: p50, fts5: fts5P50, met: p50 <= fts5P50 / 2 },
     p50AtMostThirdOfMinisearch: { ours: p50, minisearch: miniP50, met: p50 <= miniP50 / 3 },
     indexingAtLeastFts5: { ours: ours.buildDocsPerSec, fts5: fts5DocsPerSec, met: (ours.buildDocsPerSec ?? -1) >= fts5DocsPerSec },
-    p99Under10ms: { c1: ours.c1?.p99Ms ?? null, c8: ours.c8?.p99Ms ?? null, metAtC1: (ours.c1?.p99Ms ?? Infinity) < 10, metAtC8: (ours.c8?.p99Ms ?? Infinity) < 10 },
+    p99Under10ms: {
+      c1: ours.c1?.p99Ms ?? null,
+      c8: ours.c8?.p99Ms ?? null,
+      metAtC1: (ours.c1?.p99Ms ?? Infinity) < 10,
+      metAtC8: (ours.c8?.p99Ms ?? Infinity) < 10,
+    },
   };
 }
 

@@ -65,5 +65,7 @@ export class SqliteFts5Adapter implements SearchAdapter {
 
 /** `"term1" OR "term2" ...`: each word term quoted (quotes doubled), empty when there is none. */
 export function toMatchExpression(query: string): string {
-  return queryTerms(query).map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+  return queryTerms(query)
+    .map((t) => `"${t.replace(/"/g, '""')}"`)
+    .join(' OR ');
 }

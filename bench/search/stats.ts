@@ -33,7 +33,13 @@ type Search = (query: string, k: number) => Promise<string[]>;
  * to the resolution of its promise, so with a synchronous library and 8 lanes it includes the time
  * spent behind the other lanes' work, as it would for a caller.
  */
-export async function runQueries(search: Search, queries: readonly string[], k: number, concurrency: number, onResult?: (index: number, ids: string[]) => void): Promise<LatencyFigures> {
+export async function runQueries(
+  search: Search,
+  queries: readonly string[],
+  k: number,
+  concurrency: number,
+  onResult?: (index: number, ids: string[]) => void,
+): Promise<LatencyFigures> {
   const latencies = new Array<number>(queries.length);
   let next = 0;
   let nonEmpty = 0;

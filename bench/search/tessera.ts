@@ -24,7 +24,8 @@ const cli = fileURLToPath(new URL('../../../bin/tessera.js', import.meta.url));
  */
 export class TesseraAdapter implements SearchAdapter {
   readonly name = 'tessera';
-  readonly description = 'Tessera search plugin: english analyzer (Porter2, Lucene stop words) on title and text, BM25 k1 1.2 b 0.75 on WASM kernels, LMDB segments';
+  readonly description =
+    'Tessera search plugin: english analyzer (Porter2, Lucene stop words) on title and text, BM25 k1 1.2 b 0.75 on WASM kernels, LMDB segments';
   private readonly dir = mkdtempSync(path.join(tmpdir(), 'tessera-bench-search-'));
   private store?: Store;
   private runner?: KernelRunner;
@@ -37,7 +38,10 @@ export class TesseraAdapter implements SearchAdapter {
     const runner = this.runner;
     this.engine = new SearchEngine({ store: this.store.namespace('search'), kernels: () => runner, log: createLogger({ level: 'silent' }) });
     this.engine.load();
-    await this.engine.create('default', parseCreateIndex({ name: 'bench', mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } }));
+    await this.engine.create(
+      'default',
+      parseCreateIndex({ name: 'bench', mappings: { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } }),
+    );
     this.index = this.engine.get('default', 'bench');
     for (let i = 0; i < docs.length; i += BATCH) {
       const result = await this.index.upsert(docs.slice(i, i + BATCH));
@@ -60,8 +64,20 @@ export class TesseraAdapter implements SearchAdapter {
 
   async overHttp(): Promise<HttpSearchClient> {
     const manifest = path.join(this.dir, 'manifest.json');
-    writeFileSync(manifest, JSON.stringify({ name: 'bench', dataDir: './data', listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} }, kernels: { threads: 1 } }));
-    const child = spawn(process.execPath, [cli, 'serve', '--manifest', manifest], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TESSERA_LOG_LEVEL: 'info' } });
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        name: 'bench',
+        dataDir: './data',
+        listeners: [{ name: 'search', port: 0, plugins: ['search'] }],
+        plugins: { search: {} },
+        kernels: { threads: 1 },
+      }),
+    );
+    const child = spawn(process.execPath, [cli, 'serve', '--manifest', manifest], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TESSERA_LOG_LEVEL: 'info' },
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let buffered = '';
       child.stdout!.on('data', (chunk: Buffer) => {

@@ -17,13 +17,7 @@ export class WinkBm25Adapter implements SearchAdapter {
   async build(docs: BenchDoc[]): Promise<void> {
     const engine = bm25();
     engine.defineConfig({ fldWeights: { title: 1, text: 1 } });
-    engine.definePrepTasks([
-      nlp.string.lowerCase,
-      nlp.string.tokenize0,
-      nlp.tokens.removeWords,
-      nlp.tokens.stem,
-      nlp.tokens.propagateNegations,
-    ]);
+    engine.definePrepTasks([nlp.string.lowerCase, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem, nlp.tokens.propagateNegations]);
     for (const d of docs) engine.addDoc({ title: d.title, text: d.text }, d.id);
     engine.consolidate();
     this.engine = engine;

@@ -29,7 +29,6 @@ const BATCH = 25_000;
 const emit = (o: Record<string, unknown>): void => console.log(JSON.stringify(o));
 const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 
-
 function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
@@ -95,11 +94,28 @@ async function timeQueries<T>(queries: T[], warm: number, run: (q: T) => Promise
 }
 
 // ---- peers (CommonJS native modules; usearch's ESM entry does not load on Node 20) ----
-interface UsearchMatches { keys: BigUint64Array; distances: Float32Array }
-interface UsearchIndex { add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void; search(v: Float32Array, k: number, threads: number): UsearchMatches; save(path: string): void; load(path: string): void }
-interface UsearchModule { Index: new (config: Record<string, unknown>) => UsearchIndex }
-interface HnswIndex { initIndex(max: number, m: number, efC: number, seed: number): void; addPoint(p: number[] | Float32Array, label: number): void; setEf(ef: number): void; searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] } }
-interface HnswModule { HierarchicalNSW: new (space: string, dim: number) => HnswIndex }
+interface UsearchMatches {
+  keys: BigUint64Array;
+  distances: Float32Array;
+}
+interface UsearchIndex {
+  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
+  search(v: Float32Array, k: number, threads: number): UsearchMatches;
+  save(path: string): void;
+  load(path: string): void;
+}
+interface UsearchModule {
+  Index: new (config: Record<string, unknown>) => UsearchIndex;
+}
+interface HnswIndex {
+  initIndex(max: number, m: number, efC: number, seed: number): void;
+  addPoint(p: number[] | Float32Array, label: number): void;
+  setEf(ef: number): void;
+  searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] };
+}
+interface HnswModule {
+  HierarchicalNSW: new (space: string, dim: number) => HnswIndex;
+}
 
 function loadPeer<T>(name: string): T | null {
   try {
@@ -136,7 +152,12 @@ class Tessera {
  * into an index per ef: the same graph searched at each beam width (loading keeps the graph and
  * takes the new expansion_search; checked by recall rising with ef).
  */
-function usearchPerEf(mod: UsearchModule, config: Record<string, unknown>, efs: number[], fill: (idx: UsearchIndex) => void): { buildMs: number; byEf: Map<number, UsearchIndex> } {
+function usearchPerEf(
+  mod: UsearchModule,
+  config: Record<string, unknown>,
+  efs: number[],
+  fill: (idx: UsearchIndex) => void,
+): { buildMs: number; byEf: Map<number, UsearchIndex> } {
   const t0 = performance.now();
   const first = new mod.Index({ ...config, expansion_search: efs[0] });
   fill(first);
@@ -181,8 +202,12 @@ async function mnist(tessera: Tessera, summary: Record<string, unknown>): Promis
     let exactQps = 0;
     for (const quant of ['none', 'int8'] as const) {
       const t0 = performance.now();
-      const index = await tessera.create(`mnist-${tag}-${quant}`, { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorQuantization: quant } },
-        (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })), base.n);
+      const index = await tessera.create(
+        `mnist-${tag}-${quant}`,
+        { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorQuantization: quant } },
+        (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })),
+        base.n,
+      );
       const buildMs = performance.now() - t0;
       const engine = quant === 'none' ? 'tessera-exact-f32' : 'tessera-int8-rescore';
       // Correctness first: the exact scan must reproduce the ground truth before anything is timed.
@@ -202,26 +227,53 @@ async function mnist(tessera: Tessera, summary: Record<string, unknown>): Promis
     // The three HNSW engines are built first, then timed in rounds, each round in a rotated engine
     // order, and each figure is the median of its rounds: on a shared machine a burst of noise then
     // hits one round of one engine rather than every query of whichever engine ran during it.
-    interface Ann { engine: string; buildMs: number; search: (ef: number) => (q: Float32Array, i: number) => Promise<number[]> | number[] }
+    interface Ann {
+      engine: string;
+      buildMs: number;
+      search: (ef: number) => (q: Float32Array, i: number) => Promise<number[]> | number[];
+    }
     const anns: Ann[] = [];
     let t0 = performance.now();
-    const hnswIndex = await tessera.create(`mnist-${tag}-hnsw`, { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorIndex: { type: 'hnsw', m: 16, efConstruction: 200 } } },
-      (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })), base.n);
+    const hnswIndex = await tessera.create(
+      `mnist-${tag}-hnsw`,
+      { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorIndex: { type: 'hnsw', m: 16, efConstruction: 200 } } },
+      (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })),
+      base.n,
+    );
     anns.push({
-      engine: 'tessera-hnsw', buildMs: performance.now() - t0,
+      engine: 'tessera-hnsw',
+      buildMs: performance.now() - t0,
       search: (ef) => async (_q, i) => tesseraIds((await rankByVector(hnswIndex, tessera.runner, queryArrays[i]!, K, undefined, { efSearch: ef })).ranked),
     });
     // The same graph settings on an int8 index: the walk compares int8 codes, the beam is rescored in f32.
     t0 = performance.now();
-    const hnswInt8 = await tessera.create(`mnist-${tag}-hnsw-int8`, { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorQuantization: 'int8', vectorIndex: { type: 'hnsw', m: 16, efConstruction: 200 } } },
-      (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })), base.n);
+    const hnswInt8 = await tessera.create(
+      `mnist-${tag}-hnsw-int8`,
+      { settings: { vectorDimensions: base.dim, vectorMetric: metric, vectorQuantization: 'int8', vectorIndex: { type: 'hnsw', m: 16, efConstruction: 200 } } },
+      (from, to) => base.rows.slice(from, to).map((r, j) => ({ id: String(from + j), _vector: Array.from(r) })),
+      base.n,
+    );
     anns.push({
-      engine: 'tessera-hnsw-int8', buildMs: performance.now() - t0,
+      engine: 'tessera-hnsw-int8',
+      buildMs: performance.now() - t0,
       search: (ef) => async (_q, i) => tesseraIds((await rankByVector(hnswInt8, tessera.runner, queryArrays[i]!, K, undefined, { efSearch: ef })).ranked),
     });
     if (usearch) {
-      const config = { dimensions: base.dim, metric: metric === 'euclidean' ? 'l2sq' : 'cos', quantization: 'f32', connectivity: 16, expansion_add: 200, multi: false };
-      const built = usearchPerEf(usearch, config, efs, (idx) => idx.add(BigUint64Array.from({ length: base.n }, (_, i) => BigInt(i)), flat, 1));
+      const config = {
+        dimensions: base.dim,
+        metric: metric === 'euclidean' ? 'l2sq' : 'cos',
+        quantization: 'f32',
+        connectivity: 16,
+        expansion_add: 200,
+        multi: false,
+      };
+      const built = usearchPerEf(usearch, config, efs, (idx) =>
+        idx.add(
+          BigUint64Array.from({ length: base.n }, (_, i) => BigInt(i)),
+          flat,
+          1,
+        ),
+      );
       anns.push({ engine: 'usearch', buildMs: built.buildMs, search: (ef) => (q) => Array.from(built.byEf.get(ef)!.search(q, K, 1).keys, Number) });
     }
     if (hnswlib) {
@@ -229,7 +281,14 @@ async function mnist(tessera: Tessera, summary: Record<string, unknown>): Promis
       const idx = new hnswlib.HierarchicalNSW(metric === 'euclidean' ? 'l2' : 'cosine', base.dim);
       idx.initIndex(base.n, 16, 200, 100);
       base.rows.forEach((r, i) => idx.addPoint(Array.from(r), i));
-      anns.push({ engine: 'hnswlib-node', buildMs: performance.now() - t0, search: (ef) => { idx.setEf(ef); return (_q, i) => idx.searchKnn(queryArrays[i]!, K).neighbors; } });
+      anns.push({
+        engine: 'hnswlib-node',
+        buildMs: performance.now() - t0,
+        search: (ef) => {
+          idx.setEf(ef);
+          return (_q, i) => idx.searchKnn(queryArrays[i]!, K).neighbors;
+        },
+      });
     }
     const ROUNDS = 3;
     const qpsOf = new Map<string, number[]>();
@@ -254,7 +313,10 @@ async function mnist(tessera: Tessera, summary: Record<string, unknown>): Promis
         const qps = median(qpsOf.get(key)!);
         const recall = recallOf.get(key)!;
         noteBest(`${tag}_${ann.engine}`, ef, qps, recall);
-        row(ann.engine, { M: 16, efConstruction: 200, ef }, qps, recall, { buildMs: round(ann.buildMs, 0), qpsRounds: qpsOf.get(key)!.map((x) => round(x, 0)) });
+        row(ann.engine, { M: 16, efConstruction: 200, ef }, qps, recall, {
+          buildMs: round(ann.buildMs, 0),
+          qpsRounds: qpsOf.get(key)!.map((x) => round(x, 0)),
+        });
       }
     }
     await hnswIndex.drop();
@@ -267,7 +329,10 @@ async function mnist(tessera: Tessera, summary: Record<string, unknown>): Promis
     const int8 = pick('tessera-hnsw-int8');
     const theirs = pick('usearch');
     const out = {
-      tesseraF32Walk: f32, tesseraInt8Walk: int8, usearch: theirs, hnswlib: pick('hnswlib-node'),
+      tesseraF32Walk: f32,
+      tesseraInt8Walk: int8,
+      usearch: theirs,
+      hnswlib: pick('hnswlib-node'),
       f32WalkVsUsearchQps: f32 && theirs ? round(f32.qps / theirs.qps, 2) : null,
       int8WalkVsUsearchQps: int8 && theirs ? round(int8.qps / theirs.qps, 2) : null,
     };
@@ -301,22 +366,38 @@ async function scale(tessera: Tessera, summary: Record<string, unknown>): Promis
     const rssBefore = process.memoryUsage().rss;
     const t0 = performance.now();
     const vectorIndex = variant === 'hnsw-int8' ? { type: 'hnsw', m: 16, efConstruction: 200 } : { type: 'flat' };
-    const index = await tessera.create(`scale-${variant}`, { settings: { vectorDimensions: dims, vectorMetric: 'cosine', vectorQuantization: quant, vectorIndex } },
-      (from, to) => Array.from({ length: to - from }, (_, j) => {
-        const c = centres[Math.floor(dataRand() * centres.length)]!;
-        return { id: String(from + j), _vector: Array.from(c, (x) => x + 0.6 * gaussian(dataRand)) };
-      }), n);
+    const index = await tessera.create(
+      `scale-${variant}`,
+      { settings: { vectorDimensions: dims, vectorMetric: 'cosine', vectorQuantization: quant, vectorIndex } },
+      (from, to) =>
+        Array.from({ length: to - from }, (_, j) => {
+          const c = centres[Math.floor(dataRand() * centres.length)]!;
+          return { id: String(from + j), _vector: Array.from(c, (x) => x + 0.6 * gaussian(dataRand)) };
+        }),
+      n,
+    );
     const buildMs = performance.now() - t0;
     globalThis.gc?.();
     const rss = process.memoryUsage().rss;
     if (variant === 'hnsw-int8') {
       // An ef sweep: recall against the exact f32 answers of the first variant, and QPS.
       for (const ef of [10, 20, 40, 100]) {
-        const timedEf = await timeQueries(queries, 20, async (q) => tesseraIds((await rankByVector(index, tessera.runner, q, K, undefined, { efSearch: ef })).ranked));
+        const timedEf = await timeQueries(queries, 20, async (q) =>
+          tesseraIds((await rankByVector(index, tessera.runner, q, K, undefined, { efSearch: ef })).ranked),
+        );
         const out = {
-          n, dims, metric: 'cosine', segments: index.segments.length, ef, buildMs: round(buildMs, 0), docsPerSec: round((n * 1000) / buildMs, 0),
-          qps: round(timedEf.qps, 1), recallAt10VsExact: round(recallAt10(timedEf.results, exact!.results), 4), vsExactQps: round(timedEf.qps / exact!.qps, 2),
-          rssMB: round(rss / 2 ** 20, 0), rssDeltaMB: round((rss - rssBefore) / 2 ** 20, 0),
+          n,
+          dims,
+          metric: 'cosine',
+          segments: index.segments.length,
+          ef,
+          buildMs: round(buildMs, 0),
+          docsPerSec: round((n * 1000) / buildMs, 0),
+          qps: round(timedEf.qps, 1),
+          recallAt10VsExact: round(recallAt10(timedEf.results, exact!.results), 4),
+          vsExactQps: round(timedEf.qps / exact!.qps, 2),
+          rssMB: round(rss / 2 ** 20, 0),
+          rssDeltaMB: round((rss - rssBefore) / 2 ** 20, 0),
         };
         emit({ bench: 'scale', engine: 'tessera-hnsw-int8', ...out });
         summary[`scale_tessera-hnsw-int8_ef${ef}`] = out;
@@ -328,10 +409,20 @@ async function scale(tessera: Tessera, summary: Record<string, unknown>): Promis
       await index.graphsSettled();
       const mergeMs = performance.now() - t1;
       for (const ef of [10, 20, 40, 100]) {
-        const timedEf = await timeQueries(queries, 20, async (q) => tesseraIds((await rankByVector(index, tessera.runner, q, K, undefined, { efSearch: ef })).ranked));
+        const timedEf = await timeQueries(queries, 20, async (q) =>
+          tesseraIds((await rankByVector(index, tessera.runner, q, K, undefined, { efSearch: ef })).ranked),
+        );
         const out = {
-          n, dims, metric: 'cosine', segments: index.segments.length, ef, buildMs: round(buildMs + mergeMs, 0), mergeMs: round(mergeMs, 0),
-          qps: round(timedEf.qps, 1), recallAt10VsExact: round(recallAt10(timedEf.results, exact!.results), 4), vsExactQps: round(timedEf.qps / exact!.qps, 2),
+          n,
+          dims,
+          metric: 'cosine',
+          segments: index.segments.length,
+          ef,
+          buildMs: round(buildMs + mergeMs, 0),
+          mergeMs: round(mergeMs, 0),
+          qps: round(timedEf.qps, 1),
+          recallAt10VsExact: round(recallAt10(timedEf.results, exact!.results), 4),
+          vsExactQps: round(timedEf.qps / exact!.qps, 2),
         };
         emit({ bench: 'scale', engine: 'tessera-hnsw-int8-merged', ...out });
         summary[`scale_tessera-hnsw-int8-merged_ef${ef}`] = out;
@@ -342,8 +433,16 @@ async function scale(tessera: Tessera, summary: Record<string, unknown>): Promis
     const timed = await timeQueries(queries, 20, async (q) => tesseraIds((await rankByVector(index, tessera.runner, q, K)).ranked));
     const engine = variant === 'none' ? 'tessera-exact-f32' : 'tessera-int8-rescore';
     const out: Record<string, unknown> = {
-      n, dims, metric: 'cosine', segments: index.segments.length, buildMs: round(buildMs, 0), docsPerSec: round((n * 1000) / buildMs, 0),
-      qps: round(timed.qps, 1), scanGBps: round((n * dims * 4 * timed.qps) / 1e9, 2), rssMB: round(rss / 2 ** 20, 0), rssDeltaMB: round((rss - rssBefore) / 2 ** 20, 0),
+      n,
+      dims,
+      metric: 'cosine',
+      segments: index.segments.length,
+      buildMs: round(buildMs, 0),
+      docsPerSec: round((n * 1000) / buildMs, 0),
+      qps: round(timed.qps, 1),
+      scanGBps: round((n * dims * 4 * timed.qps) / 1e9, 2),
+      rssMB: round(rss / 2 ** 20, 0),
+      rssDeltaMB: round((rss - rssBefore) / 2 ** 20, 0),
     };
     if (variant === 'none') {
       exact = timed;
@@ -382,11 +481,25 @@ async function scale(tessera: Tessera, summary: Record<string, unknown>): Promis
     const keys = BigUint64Array.from({ length: n }, (_, i) => BigInt(i));
     const queryRows = queries.map((q) => Float32Array.from(q));
     const efs = [10, 20, 40, 100];
-    const built = usearchPerEf(usearch, { dimensions: dims, metric: 'cos', quantization: 'f32', connectivity: 16, expansion_add: 200, multi: false }, efs, (idx) => idx.add(keys, flat, 1));
+    const built = usearchPerEf(
+      usearch,
+      { dimensions: dims, metric: 'cos', quantization: 'f32', connectivity: 16, expansion_add: 200, multi: false },
+      efs,
+      (idx) => idx.add(keys, flat, 1),
+    );
     for (const ef of efs) {
       const idx = built.byEf.get(ef)!;
       const timed = await timeQueries(queryRows, 20, (q) => Array.from(idx.search(q, K, 1).keys, Number));
-      const out = { n, dims, metric: 'cosine', ef, buildMs: round(built.buildMs, 0), qps: round(timed.qps, 1), recallAt10VsExact: round(recallAt10(timed.results, exact.results), 4), vsExactQps: round(timed.qps / exact.qps, 2) };
+      const out = {
+        n,
+        dims,
+        metric: 'cosine',
+        ef,
+        buildMs: round(built.buildMs, 0),
+        qps: round(timed.qps, 1),
+        recallAt10VsExact: round(recallAt10(timed.results, exact.results), 4),
+        vsExactQps: round(timed.qps / exact.qps, 2),
+      };
       emit({ bench: 'scale', engine: 'usearch', ...out });
       summary[`scale_usearch_ef${ef}`] = out;
     }
@@ -403,15 +516,22 @@ function haversine(lat1: number, lon1: number, lat2: number, lon2: number): numb
 }
 
 async function geo(tessera: Tessera, summary: Record<string, unknown>): Promise<void> {
-  const lines = gunzipSync(readFileSync(path.join(DATA, 'geo/cities1000.jsonl.gz'))).toString('utf8').split('\n').filter((l) => l.length > 0);
+  const lines = gunzipSync(readFileSync(path.join(DATA, 'geo/cities1000.jsonl.gz')))
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
   const places = lines.map((l) => JSON.parse(l) as { id: number | string; lat: number; lon: number });
   const n = places.length;
   const ids = places.map((p) => String(p.id));
   const lats = Float64Array.from(places, (p) => p.lat);
   const lons = Float64Array.from(places, (p) => p.lon);
   const t0 = performance.now();
-  const index = await tessera.create('cities', { mappings: { location: { type: 'geo_point' } } },
-    (from, to) => places.slice(from, to).map((p, j) => ({ id: ids[from + j], location: { lat: p.lat, lon: p.lon } })), n);
+  const index = await tessera.create(
+    'cities',
+    { mappings: { location: { type: 'geo_point' } } },
+    (from, to) => places.slice(from, to).map((p, j) => ({ id: ids[from + j], location: { lat: p.lat, lon: p.lon } })),
+    n,
+  );
   const buildMs = performance.now() - t0;
   const rand = mulberry32(42);
   const centres = Array.from({ length: 500 }, () => places[Math.floor(rand() * n)]!);
@@ -425,7 +545,8 @@ async function geo(tessera: Tessera, summary: Record<string, unknown>): Promise<
     hits.sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return hits.slice(0, K);
   };
-  const query = (c: { lat: number; lon: number }) => searchGeo(index, tessera.runner, { geo: { lat: c.lat, lon: c.lon, radius: '50km' }, size: K, from: 0, highlight: false, select: ['id'] });
+  const query = (c: { lat: number; lon: number }) =>
+    searchGeo(index, tessera.runner, { geo: { lat: c.lat, lon: c.lon, radius: '50km' }, size: K, from: 0, highlight: false, select: ['id'] });
   for (let i = 0; i < 50; i++) await query(centres[i]!);
   for (let i = 0; i < 20; i++) scan(centres[i]!.lat, centres[i]!.lon);
   const tMs: number[] = [];
@@ -447,10 +568,16 @@ async function geo(tessera: Tessera, summary: Record<string, unknown>): Promise<
   tMs.sort((a, b) => a - b);
   sMs.sort((a, b) => a - b);
   const out = {
-    points: n, queries: centres.length, radius: '50km', buildMs: round(buildMs, 0),
-    tesseraP50Ms: round(percentile(tMs, 50), 3), tesseraP99Ms: round(percentile(tMs, 99), 3),
-    fullScanP50Ms: round(percentile(sMs, 50), 3), fullScanP99Ms: round(percentile(sMs, 99), 3),
-    top10IdsEqual: same, top10EqualUpToTies: sameUpToTies,
+    points: n,
+    queries: centres.length,
+    radius: '50km',
+    buildMs: round(buildMs, 0),
+    tesseraP50Ms: round(percentile(tMs, 50), 3),
+    tesseraP99Ms: round(percentile(tMs, 99), 3),
+    fullScanP50Ms: round(percentile(sMs, 50), 3),
+    fullScanP99Ms: round(percentile(sMs, 99), 3),
+    top10IdsEqual: same,
+    top10EqualUpToTies: sameUpToTies,
   };
   emit({ bench: 'geo', ...out });
   summary.geo = out;

@@ -1,8 +1,6 @@
 import type { BitsetBlock } from './bitset-block.js';
 import { KernelInvalidInputError } from './errors.js';
-import {
-  assertOpen, runTasks, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext,
-} from './kernel-context.js';
+import { assertOpen, runTasks, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext } from './kernel-context.js';
 import { BM25_TERM_ENTRY_BYTES } from './kernel-exports.js';
 import type { DocLengthsBlock, PostingsBlock } from './text-blocks.js';
 import { emptyTopK, mergeTopK, readTopK, topKBytes, type TopK } from './top-k.js';
@@ -86,8 +84,7 @@ function validate(ctx: KernelContext, q: Bm25Query): void {
 }
 
 /** Bytes a segment touches: its postings (8 per posting) and its accumulators (8 per document). */
-const segmentBytes = (seg: Bm25Segment): number =>
-  seg.docCount * 8 + seg.terms.reduce((n, t) => n + t.postings.count * 8, 0);
+const segmentBytes = (seg: Bm25Segment): number => seg.docCount * 8 + seg.terms.reduce((n, t) => n + t.postings.count * 8, 0);
 
 /**
  * BM25 top-k over segments. Each segment is one task (inline, or one per worker when pooled), and
@@ -105,40 +102,46 @@ export async function bm25Search(ctx: KernelContext, q: Bm25Query): Promise<Bm25
   const minMatch = q.minimumShouldMatch ?? 1;
   const segments = q.segments.filter((s) => s.docCount > 0 && s.terms.length > 0);
   if (segments.length === 0) return { ...emptyTopK(), total: 0 };
-  const pooled = usePool(ctx, q.mode ?? 'auto', segments.reduce((n, s) => n + segmentBytes(s), 0));
+  const pooled = usePool(
+    ctx,
+    q.mode ?? 'auto',
+    segments.reduce((n, s) => n + segmentBytes(s), 0),
+  );
   const keeps = segments.map((s) => Math.min(q.k, s.docCount));
   // Accumulators: 8 bytes per document, then the kernel's u32 match total (8 keeps alignment).
   const sizes = segments.flatMap((s, i) => [s.terms.length * BM25_TERM_ENTRY_BYTES, s.docCount * 8 + 8, topKBytes(keeps[i]!)]);
   const blocks = segments.flatMap((s) => [s.filter, ...s.terms.flatMap((t) => [t.postings, t.docLengths])]);
-  return withPinned(ctx, blocks, () => withScratch(ctx, sizes, async (regions) => {
-    const u32 = ctx.memory.u32;
-    const f32 = ctx.memory.f32;
-    const tasks = segments.map((seg, i) => {
-      const [table, acc, heap] = regions.slice(i * 3, i * 3 + 3) as [typeof regions[0], typeof regions[0], typeof regions[0]];
-      seg.terms.forEach((t, j) => {
-        const e = (table.offset + j * BM25_TERM_ENTRY_BYTES) >>> 2;
-        u32[e] = t.postings.docs.offset;
-        u32[e + 1] = t.postings.tfs.offset;
-        u32[e + 2] = t.postings.count;
-        u32[e + 3] = t.docLengths.lengths.offset;
-        f32[e + 4] = t.avgdl;
-        // idf * boost in f32, as the reference computes it.
-        f32[e + 5] = Math.fround(Math.fround(t.idf) * Math.fround(t.boost ?? 1));
-        u32[e + 6] = t.term ?? j;
-        u32[e + 7] = 0;
+  return withPinned(ctx, blocks, () =>
+    withScratch(ctx, sizes, async (regions) => {
+      const u32 = ctx.memory.u32;
+      const f32 = ctx.memory.f32;
+      const tasks = segments.map((seg, i) => {
+        const [table, acc, heap] = regions.slice(i * 3, i * 3 + 3) as [(typeof regions)[0], (typeof regions)[0], (typeof regions)[0]];
+        seg.terms.forEach((t, j) => {
+          const e = (table.offset + j * BM25_TERM_ENTRY_BYTES) >>> 2;
+          u32[e] = t.postings.docs.offset;
+          u32[e + 1] = t.postings.tfs.offset;
+          u32[e + 2] = t.postings.count;
+          u32[e + 3] = t.docLengths.lengths.offset;
+          f32[e + 4] = t.avgdl;
+          // idf * boost in f32, as the reference computes it.
+          f32[e + 5] = Math.fround(Math.fround(t.idf) * Math.fround(t.boost ?? 1));
+          u32[e + 6] = t.term ?? j;
+          u32[e + 7] = 0;
+        });
+        const filterPtr = seg.filter ? seg.filter.words.offset : 0;
+        return {
+          kernel: 'bm25Search' as const,
+          args: [table.offset, seg.terms.length, k1, b, seg.docCount, acc.offset, minMatch, filterPtr, heap.offset, keeps[i]!],
+        };
       });
-      const filterPtr = seg.filter ? seg.filter.words.offset : 0;
-      return {
-        kernel: 'bm25Search' as const,
-        args: [table.offset, seg.terms.length, k1, b, seg.docCount, acc.offset, minMatch, filterPtr, heap.offset, keeps[i]!],
-      };
-    });
-    const counts = await runTasks(ctx, tasks, pooled);
-    const lists = counts.map((n, i) => readTopK(ctx.memory, regions[i * 3 + 2]!.offset, keeps[i]!, n, segments[i]!.docBase));
-    let total = 0;
-    segments.forEach((seg, i) => {
-      total += ctx.memory.u32[(regions[i * 3 + 1]!.offset + seg.docCount * 8) >>> 2]!;
-    });
-    return { ...mergeTopK(lists, q.k), total };
-  }));
+      const counts = await runTasks(ctx, tasks, pooled);
+      const lists = counts.map((n, i) => readTopK(ctx.memory, regions[i * 3 + 2]!.offset, keeps[i]!, n, segments[i]!.docBase));
+      let total = 0;
+      segments.forEach((seg, i) => {
+        total += ctx.memory.u32[(regions[i * 3 + 1]!.offset + seg.docCount * 8) >>> 2]!;
+      });
+      return { ...mergeTopK(lists, q.k), total };
+    }),
+  );
 }

@@ -116,7 +116,11 @@ export function kernelErrorFromWire(wire: KernelErrorWire): KernelError {
  * scripts/generate-docs.ts can render it into docs/errors.md.
  */
 export const kernelErrorCodes: readonly { code: string; status: number; when: string }[] = [
-  { code: 'kernel_invalid_input', status: 400, when: 'A kernel call or load had bad arguments: wrong length or dimensions, k < 1, a non-finite number, an unknown metric or option.' },
+  {
+    code: 'kernel_invalid_input',
+    status: 400,
+    when: 'A kernel call or load had bad arguments: wrong length or dimensions, k < 1, a non-finite number, an unknown metric or option.',
+  },
   { code: 'kernel_region_released', status: 500, when: 'A block or region was used or freed after it had been released.' },
   { code: 'kernel_out_of_memory', status: 503, when: 'The shared kernel memory would have to grow past `maximumMemoryMb`.' },
   { code: 'kernel_abort', status: 500, when: 'An AssemblyScript kernel called `abort()` (it refused its arguments).' },

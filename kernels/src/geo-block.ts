@@ -27,6 +27,13 @@ export function loadGeoPoints(ctx: KernelContext, lats: ArrayLike<number>, lons:
   ctx.memory.f64.set(lons, lonsR.offset >>> 3);
   ctx.kernels.geoPrepare(latsR.offset, lonsR.offset, count, xs.offset, ys.offset, zs.offset);
   return Object.freeze({
-    kind: 'geo', count, xs, ys, zs, lats: latsR, lons: lonsR, regions: [xs, ys, zs, latsR, lonsR],
+    kind: 'geo',
+    count,
+    xs,
+    ys,
+    zs,
+    lats: latsR,
+    lons: lonsR,
+    regions: [xs, ys, zs, latsR, lonsR],
   });
 }

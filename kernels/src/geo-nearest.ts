@@ -1,9 +1,7 @@
 import type { BitsetBlock } from './bitset-block.js';
 import { KernelInvalidInputError } from './errors.js';
 import type { GeoBlock } from './geo-block.js';
-import {
-  assertOpen, runTasks, splitRange, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext,
-} from './kernel-context.js';
+import { assertOpen, runTasks, splitRange, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext } from './kernel-context.js';
 import { mergeTopK64, readTopK64, topK64Bytes } from './top-k.js';
 import { assertFinite, assertK, assertKnownKeys, assertRange } from './validate.js';
 
@@ -71,8 +69,7 @@ export const unitVector = (lat: number, lon: number): [number, number, number] =
 };
 
 /** Great-circle distance for a chord between unit vectors: 2R asin(chord / 2). */
-export const chordToMeters = (chordSq: number): number =>
-  2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(chordSq) / 2));
+export const chordToMeters = (chordSq: number): number => 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(chordSq) / 2));
 
 /**
  * The k points nearest to (lat, lon), optionally within a radius and/or a box. The kernel ranks by
@@ -84,26 +81,48 @@ export async function geoNearest(ctx: KernelContext, q: GeoQuery): Promise<GeoRe
   if (block.count === 0) return { ids: new Uint32Array(0), distances: new Float64Array(0) };
   const [qx, qy, qz] = unitVector(q.lat, q.lon);
   const radius = q.radiusMeters;
-  const maxChordSq = radius === undefined || radius >= Math.PI * EARTH_RADIUS_M
-    ? Number.POSITIVE_INFINITY
-    : (2 * Math.sin(radius / (2 * EARTH_RADIUS_M))) ** 2;
+  const maxChordSq = radius === undefined || radius >= Math.PI * EARTH_RADIUS_M ? Number.POSITIVE_INFINITY : (2 * Math.sin(radius / (2 * EARTH_RADIUS_M))) ** 2;
   const box = q.box;
   const keep = Math.min(q.k, block.count);
   const pooled = usePool(ctx, q.mode ?? 'auto', block.count * 40);
   const ranges = pooled ? splitRange(block.count, ctx.pool!.threads) : [[0, block.count] as [number, number]];
-  return withPinned(ctx, [block, q.filter], () => withScratch(ctx, ranges.map(() => topK64Bytes(keep)), async (heaps) => {
-    const tasks = ranges.map(([start, end], i) => ({
-      kernel: 'geoNearest' as const,
-      args: [
-        block.xs.offset, block.ys.offset, block.zs.offset, block.lats.offset, block.lons.offset, start, end,
-        qx, qy, qz, maxChordSq,
-        box ? 1 : 0, box?.minLat ?? 0, box?.maxLat ?? 0, box?.minLon ?? 0, box?.maxLon ?? 0,
-        q.filter ? q.filter.words.offset : 0, heaps[i]!.offset, keep,
-      ],
-    }));
-    const counts = await runTasks(ctx, tasks, pooled);
-    const top = mergeTopK64(counts.map((n, i) => readTopK64(ctx.memory, heaps[i]!.offset, keep, n)), keep);
-    const distances = top.scores.map((score) => chordToMeters(-score));
-    return { ids: top.ids, distances };
-  }));
+  return withPinned(ctx, [block, q.filter], () =>
+    withScratch(
+      ctx,
+      ranges.map(() => topK64Bytes(keep)),
+      async (heaps) => {
+        const tasks = ranges.map(([start, end], i) => ({
+          kernel: 'geoNearest' as const,
+          args: [
+            block.xs.offset,
+            block.ys.offset,
+            block.zs.offset,
+            block.lats.offset,
+            block.lons.offset,
+            start,
+            end,
+            qx,
+            qy,
+            qz,
+            maxChordSq,
+            box ? 1 : 0,
+            box?.minLat ?? 0,
+            box?.maxLat ?? 0,
+            box?.minLon ?? 0,
+            box?.maxLon ?? 0,
+            q.filter ? q.filter.words.offset : 0,
+            heaps[i]!.offset,
+            keep,
+          ],
+        }));
+        const counts = await runTasks(ctx, tasks, pooled);
+        const top = mergeTopK64(
+          counts.map((n, i) => readTopK64(ctx.memory, heaps[i]!.offset, keep, n)),
+          keep,
+        );
+        const distances = top.scores.map((score) => chordToMeters(-score));
+        return { ids: top.ids, distances };
+      },
+    ),
+  );
 }

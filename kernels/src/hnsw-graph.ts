@@ -1,9 +1,7 @@
 import type { BitsetBlock } from './bitset-block.js';
 import type { Block } from './block.js';
 import { KernelInvalidInputError } from './errors.js';
-import {
-  assertOpen, runInline, runTasks, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext,
-} from './kernel-context.js';
+import { assertOpen, runInline, runTasks, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext } from './kernel-context.js';
 import { INT8_PARAM_BYTES } from './kernel-exports.js';
 import { METRIC_CODES, METRICS, type Metric } from './metric.js';
 import { mulberry32 } from './prng.js';
@@ -16,8 +14,23 @@ import { assertFiniteArray, assertInteger, assertK, assertKnownKeys, assertLengt
 const MAGIC = 0x57534e48; // "HNSW"
 const VERSION = 1;
 const W = {
-  magic: 0, version: 1, count: 2, dims: 3, m: 4, m0: 5, efConstruction: 6, entry: 7, topLevel: 8,
-  metric: 9, inserted: 10, upperLists: 11, levels: 12, upperStart: 13, level0: 14, upper: 15, bytes: 16,
+  magic: 0,
+  version: 1,
+  count: 2,
+  dims: 3,
+  m: 4,
+  m0: 5,
+  efConstruction: 6,
+  entry: 7,
+  topLevel: 8,
+  metric: 9,
+  inserted: 10,
+  upperLists: 11,
+  levels: 12,
+  upperStart: 13,
+  level0: 14,
+  upper: 15,
+  bytes: 16,
 } as const;
 const HEADER_BYTES = 128;
 /** A node's level is capped here; at M = 16, 2^-50 of nodes would reach it. */
@@ -84,7 +97,6 @@ export interface HnswSearchQuery {
 /** The walk's scratch, sized by the kernel itself so the layout is written down once. */
 const scratchBytes = (ctx: KernelContext, count: number, m0: number, ef: number): number => ctx.kernels.hnswScratchBytes(count, m0, ef);
 
-
 function checkVectors(ctx: KernelContext, graph: HnswGraphBlock, vectors: VectorBlock): void {
   ctx.blocks.assertUsable(graph, 'graph');
   ctx.blocks.assertUsable(vectors, 'vectors');
@@ -111,11 +123,15 @@ export function createHnswGraph(ctx: KernelContext, vectors: VectorBlock, option
   if (from) {
     ctx.blocks.assertUsable(from, 'from');
     const problem =
-      from.m !== m || from.efConstruction !== efConstruction || from.metric !== options.metric ? 'was built with other parameters'
-      : from.dims !== dims ? `has ${from.dims} dimensions, the block ${dims}`
-      : from.count > count ? `covers ${from.count} rows, more than the block's ${count}`
-      : hnswInserted(ctx, from) !== from.count ? 'is not finished'
-      : null;
+      from.m !== m || from.efConstruction !== efConstruction || from.metric !== options.metric
+        ? 'was built with other parameters'
+        : from.dims !== dims
+          ? `has ${from.dims} dimensions, the block ${dims}`
+          : from.count > count
+            ? `covers ${from.count} rows, more than the block's ${count}`
+            : hnswInserted(ctx, from) !== from.count
+              ? 'is not finished'
+              : null;
     if (problem) throw new KernelInvalidInputError(`the graph to start from ${problem}`);
   }
   const prefix = from?.count ?? 0;
@@ -145,7 +161,25 @@ export function createHnswGraph(ctx: KernelContext, vectors: VectorBlock, option
   const u32 = ctx.memory.u32;
   const base = graph.offset >>> 2;
   u32.fill(0, base, base + bytes / 4);
-  const header = [MAGIC, VERSION, count, dims, m, m0, efConstruction, 0, 0, METRIC_CODES[options.metric], 0, upperLists, levelsOff, upperStartOff, level0Off, upperOff, bytes];
+  const header = [
+    MAGIC,
+    VERSION,
+    count,
+    dims,
+    m,
+    m0,
+    efConstruction,
+    0,
+    0,
+    METRIC_CODES[options.metric],
+    0,
+    upperLists,
+    levelsOff,
+    upperStartOff,
+    level0Off,
+    upperOff,
+    bytes,
+  ];
   u32.set(header, base);
   ctx.memory.i32[base + W.topLevel] = -1;
   u32.set(levels, base + levelsOff / 4);
@@ -188,20 +222,32 @@ export function loadHnswGraph(ctx: KernelContext, vectors: VectorBlock, bytes: U
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const header = new Uint32Array(aligned.buffer, aligned.byteOffset, HEADER_BYTES / 4);
   const problem =
-    header[W.magic] !== MAGIC ? 'not an HNSW graph'
-    : header[W.version] !== VERSION ? `graph format ${header[W.version]} (this build reads ${VERSION})`
-    : header[W.bytes] !== bytes.byteLength ? `graph declares ${header[W.bytes]} bytes but ${bytes.byteLength} were given`
-    : header[W.count] !== vectors.count || header[W.dims] !== vectors.dims ? `graph covers ${header[W.count]} x ${header[W.dims]}, the block is ${vectors.count} x ${vectors.dims}`
-    : header[W.inserted] !== header[W.count] ? 'graph build was not finished'
-    : null;
+    header[W.magic] !== MAGIC
+      ? 'not an HNSW graph'
+      : header[W.version] !== VERSION
+        ? `graph format ${header[W.version]} (this build reads ${VERSION})`
+        : header[W.bytes] !== bytes.byteLength
+          ? `graph declares ${header[W.bytes]} bytes but ${bytes.byteLength} were given`
+          : header[W.count] !== vectors.count || header[W.dims] !== vectors.dims
+            ? `graph covers ${header[W.count]} x ${header[W.dims]}, the block is ${vectors.count} x ${vectors.dims}`
+            : header[W.inserted] !== header[W.count]
+              ? 'graph build was not finished'
+              : null;
   if (problem) throw new KernelInvalidInputError(problem);
   const metric = METRICS.find((name) => METRIC_CODES[name] === header[W.metric]);
   if (!metric) throw new KernelInvalidInputError(`graph has unknown metric code ${header[W.metric]}`);
   const graph = ctx.allocator.alloc(bytes.byteLength);
   ctx.memory.u8.set(bytes, graph.offset);
   return Object.freeze({
-    kind: 'hnsw', count: vectors.count, dims: vectors.dims, m: header[W.m]!, efConstruction: header[W.efConstruction]!,
-    metric, graph, bytes: bytes.byteLength, regions: [graph],
+    kind: 'hnsw',
+    count: vectors.count,
+    dims: vectors.dims,
+    m: header[W.m]!,
+    efConstruction: header[W.efConstruction]!,
+    metric,
+    graph,
+    bytes: bytes.byteLength,
+    regions: [graph],
   });
 }
 
@@ -220,21 +266,32 @@ export async function buildHnsw(ctx: KernelContext, options: HnswBuildOptions): 
   const chunk = options.chunk ?? 256;
   assertInteger('chunk', chunk, 1);
   const pooled = usePool(ctx, options.mode ?? 'auto', Number.MAX_SAFE_INTEGER);
-  await withPinned(ctx, [graph, vectors], () => withScratch(ctx, [scratchBytes(ctx, graph.count, 2 * graph.m, graph.efConstruction)], async ([scratch]) => {
-    let done = hnswInserted(ctx, graph);
-    while (done < graph.count) {
-      options.signal?.throwIfAborted();
-      const end = Math.min(graph.count, done + chunk);
-      const task = {
-        kernel: 'hnswInsert' as const,
-        args: [graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, done, end, scratch!.offset, int8 ? int8.codes.offset : 0, int8 ? int8.params.offset : 0],
-      };
-      [done] = await runTasks(ctx, [task], pooled);
-      options.onProgress?.(done, graph.count);
-      // Inline builds yield between chunks so requests keep being served.
-      if (!pooled) await new Promise((resolve) => setImmediate(resolve));
-    }
-  }));
+  await withPinned(ctx, [graph, vectors], () =>
+    withScratch(ctx, [scratchBytes(ctx, graph.count, 2 * graph.m, graph.efConstruction)], async ([scratch]) => {
+      let done = hnswInserted(ctx, graph);
+      while (done < graph.count) {
+        options.signal?.throwIfAborted();
+        const end = Math.min(graph.count, done + chunk);
+        const task = {
+          kernel: 'hnswInsert' as const,
+          args: [
+            graph.graph.offset,
+            vectors.vectors.offset,
+            vectors.norms.offset,
+            done,
+            end,
+            scratch!.offset,
+            int8 ? int8.codes.offset : 0,
+            int8 ? int8.params.offset : 0,
+          ],
+        };
+        [done] = await runTasks(ctx, [task], pooled);
+        options.onProgress?.(done, graph.count);
+        // Inline builds yield between chunks so requests keep being served.
+        if (!pooled) await new Promise((resolve) => setImmediate(resolve));
+      }
+    }),
+  );
 }
 
 /** Approximate top-k by the graph's metric, inline (a search touches a few thousand rows). */
@@ -263,25 +320,39 @@ export async function hnswSearch(ctx: KernelContext, q: HnswSearchQuery): Promis
   const queryBytes = align(dims * 4 + 16);
   const codeBytes = int8 ? align(INT8_PARAM_BYTES + dims) : 0;
   const walkBytes = align(scratchBytes(ctx, graph.count, 2 * graph.m, ef));
-  return withPinned(ctx, [graph, vectors, q.filter], () => withScratch(ctx, [queryBytes + codeBytes + walkBytes + topKBytes(k)], ([region]) => {
-    const qPtr = region!.offset;
-    const qParams = qPtr + queryBytes;
-    const walkPtr = qParams + codeBytes;
-    const heapPtr = walkPtr + walkBytes;
-    const normPtr = qPtr + dims * 4;
-    ctx.memory.f32.set(q.vector, qPtr >>> 2);
-    ctx.kernels.normsF32(qPtr, dims, 0, 1, normPtr);
-    const queryNorm = ctx.memory.f32[normPtr >>> 2]!;
-    if (int8) ctx.kernels.quantizeInt8(qPtr, normPtr, dims, 0, 1, qParams + INT8_PARAM_BYTES, qParams);
-    const n = runInline(ctx, {
-      kernel: 'hnswSearch',
-      args: [
-        graph.graph.offset, vectors.vectors.offset, vectors.norms.offset, qPtr, queryNorm, ef, q.filter ? q.filter.words.offset : 0, walkPtr, heapPtr, k,
-        int8 ? int8.codes.offset : 0, int8 ? int8.params.offset : 0, int8 ? qParams + INT8_PARAM_BYTES : 0, int8 ? qParams : 0,
-      ],
-    });
-    return readTopK(ctx.memory, heapPtr, k, n);
-  }));
+  return withPinned(ctx, [graph, vectors, q.filter], () =>
+    withScratch(ctx, [queryBytes + codeBytes + walkBytes + topKBytes(k)], ([region]) => {
+      const qPtr = region!.offset;
+      const qParams = qPtr + queryBytes;
+      const walkPtr = qParams + codeBytes;
+      const heapPtr = walkPtr + walkBytes;
+      const normPtr = qPtr + dims * 4;
+      ctx.memory.f32.set(q.vector, qPtr >>> 2);
+      ctx.kernels.normsF32(qPtr, dims, 0, 1, normPtr);
+      const queryNorm = ctx.memory.f32[normPtr >>> 2]!;
+      if (int8) ctx.kernels.quantizeInt8(qPtr, normPtr, dims, 0, 1, qParams + INT8_PARAM_BYTES, qParams);
+      const n = runInline(ctx, {
+        kernel: 'hnswSearch',
+        args: [
+          graph.graph.offset,
+          vectors.vectors.offset,
+          vectors.norms.offset,
+          qPtr,
+          queryNorm,
+          ef,
+          q.filter ? q.filter.words.offset : 0,
+          walkPtr,
+          heapPtr,
+          k,
+          int8 ? int8.codes.offset : 0,
+          int8 ? int8.params.offset : 0,
+          int8 ? qParams + INT8_PARAM_BYTES : 0,
+          int8 ? qParams : 0,
+        ],
+      });
+      return readTopK(ctx.memory, heapPtr, k, n);
+    }),
+  );
 }
 
 /** The graph's level-0 lists as arrays, for tests and diagnostics. */

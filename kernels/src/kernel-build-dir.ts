@@ -7,10 +7,7 @@ import { KernelBuildMissingError } from './errors.js';
  * pool worker. This module runs from kernels/src (source, under vitest) or from dist/kernels/src
  * (after `npm run build`); both resolve to the one kernels/build at the project root.
  */
-const candidates = [
-  new URL('../build/', import.meta.url),
-  new URL('../../../kernels/build/', import.meta.url),
-];
+const candidates = [new URL('../build/', import.meta.url), new URL('../../../kernels/build/', import.meta.url)];
 
 export function kernelBuildDir(): string {
   for (const url of candidates) {

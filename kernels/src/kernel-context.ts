@@ -52,9 +52,7 @@ export async function runTasks(ctx: KernelContext, tasks: readonly KernelTask[],
  * Allocates scratch regions for one call and frees them however the call ends. Each task in
  * flight owns its scratch, so concurrent calls and workers never share accumulators or heaps.
  */
-export async function withScratch<T>(
-  ctx: KernelContext, sizes: readonly number[], body: (regions: Region[]) => Promise<T> | T,
-): Promise<T> {
+export async function withScratch<T>(ctx: KernelContext, sizes: readonly number[], body: (regions: Region[]) => Promise<T> | T): Promise<T> {
   const regions = allocAll(ctx.allocator, sizes);
   try {
     return await body(regions);

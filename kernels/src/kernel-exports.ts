@@ -8,54 +8,122 @@ export interface KernelExports {
   streamRead(ptr: number, bytes: number): number;
   normsF32(vectorsPtr: number, dims: number, start: number, end: number, normsPtr: number): void;
   scanF32(
-    vectorsPtr: number, normsPtr: number, dims: number, start: number, end: number,
-    queryPtr: number, queryNorm: number, metric: number, filterPtr: number, heapPtr: number, k: number,
+    vectorsPtr: number,
+    normsPtr: number,
+    dims: number,
+    start: number,
+    end: number,
+    queryPtr: number,
+    queryNorm: number,
+    metric: number,
+    filterPtr: number,
+    heapPtr: number,
+    k: number,
   ): number;
   rescoreF32(
-    vectorsPtr: number, normsPtr: number, dims: number, queryPtr: number, queryNorm: number, metric: number,
-    candidatesPtr: number, candidateCount: number, heapPtr: number, k: number,
+    vectorsPtr: number,
+    normsPtr: number,
+    dims: number,
+    queryPtr: number,
+    queryNorm: number,
+    metric: number,
+    candidatesPtr: number,
+    candidateCount: number,
+    heapPtr: number,
+    k: number,
   ): number;
-  quantizeInt8(
-    vectorsPtr: number, normsPtr: number, dims: number, start: number, end: number, codesPtr: number, paramsPtr: number,
-  ): void;
+  quantizeInt8(vectorsPtr: number, normsPtr: number, dims: number, start: number, end: number, codesPtr: number, paramsPtr: number): void;
   scanInt8(
-    codesPtr: number, paramsPtr: number, dims: number, start: number, end: number,
-    queryCodesPtr: number, queryParamsPtr: number, metric: number, filterPtr: number, heapPtr: number, k: number,
+    codesPtr: number,
+    paramsPtr: number,
+    dims: number,
+    start: number,
+    end: number,
+    queryCodesPtr: number,
+    queryParamsPtr: number,
+    metric: number,
+    filterPtr: number,
+    heapPtr: number,
+    k: number,
   ): number;
   bm25Search(
-    termTablePtr: number, termCount: number, k1: number, b: number,
-    docCount: number, scratchPtr: number, minMatch: number, filterPtr: number, heapPtr: number, k: number,
+    termTablePtr: number,
+    termCount: number,
+    k1: number,
+    b: number,
+    docCount: number,
+    scratchPtr: number,
+    minMatch: number,
+    filterPtr: number,
+    heapPtr: number,
+    k: number,
   ): number;
-  rrfFuse(
-    listTablePtr: number, listCount: number, rankConstant: number,
-    idSpace: number, scratchPtr: number, heapPtr: number, k: number,
-  ): number;
+  rrfFuse(listTablePtr: number, listCount: number, rankConstant: number, idSpace: number, scratchPtr: number, heapPtr: number, k: number): number;
   geoNearest(
-    xsPtr: number, ysPtr: number, zsPtr: number, latsPtr: number, lonsPtr: number, start: number, end: number,
-    qx: number, qy: number, qz: number, maxChordSq: number,
-    useBox: number, minLat: number, maxLat: number, minLon: number, maxLon: number,
-    filterPtr: number, heapPtr: number, k: number,
+    xsPtr: number,
+    ysPtr: number,
+    zsPtr: number,
+    latsPtr: number,
+    lonsPtr: number,
+    start: number,
+    end: number,
+    qx: number,
+    qy: number,
+    qz: number,
+    maxChordSq: number,
+    useBox: number,
+    minLat: number,
+    maxLat: number,
+    minLon: number,
+    maxLon: number,
+    filterPtr: number,
+    heapPtr: number,
+    k: number,
   ): number;
   geoPrepare(latsPtr: number, lonsPtr: number, count: number, xsPtr: number, ysPtr: number, zsPtr: number): void;
   hnswInsert(
-    graphPtr: number, vectorsPtr: number, normsPtr: number, start: number, end: number, scratchPtr: number, codesPtr: number, paramsPtr: number,
+    graphPtr: number,
+    vectorsPtr: number,
+    normsPtr: number,
+    start: number,
+    end: number,
+    scratchPtr: number,
+    codesPtr: number,
+    paramsPtr: number,
   ): number;
   hnswSearch(
-    graphPtr: number, vectorsPtr: number, normsPtr: number, queryPtr: number, queryNorm: number,
-    ef: number, filterPtr: number, scratchPtr: number, heapPtr: number, k: number,
-    codesPtr: number, paramsPtr: number, queryCodesPtr: number, queryParamsPtr: number,
+    graphPtr: number,
+    vectorsPtr: number,
+    normsPtr: number,
+    queryPtr: number,
+    queryNorm: number,
+    ef: number,
+    filterPtr: number,
+    scratchPtr: number,
+    heapPtr: number,
+    k: number,
+    codesPtr: number,
+    paramsPtr: number,
+    queryCodesPtr: number,
+    queryParamsPtr: number,
   ): number;
   hnswScratchBytes(nodes: number, maxDegree: number, ef: number): number;
 }
 
 /** Kernels a task may name; the loaders (normsF32, quantizeInt8, geoPrepare) run inline only. */
-export type KernelName =
-  | 'noop' | 'streamRead' | 'scanF32' | 'rescoreF32' | 'scanInt8' | 'bm25Search' | 'rrfFuse' | 'geoNearest'
-  | 'hnswInsert' | 'hnswSearch';
+export type KernelName = 'noop' | 'streamRead' | 'scanF32' | 'rescoreF32' | 'scanInt8' | 'bm25Search' | 'rrfFuse' | 'geoNearest' | 'hnswInsert' | 'hnswSearch';
 
 export const TASK_KERNELS: readonly KernelName[] = [
-  'noop', 'streamRead', 'scanF32', 'rescoreF32', 'scanInt8', 'bm25Search', 'rrfFuse', 'geoNearest',
-  'hnswInsert', 'hnswSearch',
+  'noop',
+  'streamRead',
+  'scanF32',
+  'rescoreF32',
+  'scanInt8',
+  'bm25Search',
+  'rrfFuse',
+  'geoNearest',
+  'hnswInsert',
+  'hnswSearch',
 ];
 
 /** Byte sizes of the tables the host writes for bm25Search and rrfFuse (see kernels/assembly). */

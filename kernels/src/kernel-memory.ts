@@ -21,11 +21,8 @@ export class KernelMemory {
   private f64View!: Float64Array;
 
   constructor(initialPages: number, maximumPages: number) {
-    if (!Number.isInteger(initialPages) || !Number.isInteger(maximumPages)
-      || initialPages < 1 || maximumPages > MAX_PAGES || initialPages > maximumPages) {
-      throw new KernelInvalidInputError(
-        `memory pages must satisfy 1 <= initial (${initialPages}) <= maximum (${maximumPages}) <= ${MAX_PAGES}`,
-      );
+    if (!Number.isInteger(initialPages) || !Number.isInteger(maximumPages) || initialPages < 1 || maximumPages > MAX_PAGES || initialPages > maximumPages) {
+      throw new KernelInvalidInputError(`memory pages must satisfy 1 <= initial (${initialPages}) <= maximum (${maximumPages}) <= ${MAX_PAGES}`);
     }
     this.memory = new WebAssembly.Memory({ initial: initialPages, maximum: maximumPages, shared: true });
     this.maximumPages = maximumPages;
@@ -36,12 +33,30 @@ export class KernelMemory {
     return this.current().byteLength;
   }
 
-  get u8(): Uint8Array { this.current(); return this.u8View; }
-  get u16(): Uint16Array { this.current(); return this.u16View; }
-  get u32(): Uint32Array { this.current(); return this.u32View; }
-  get i32(): Int32Array { this.current(); return this.i32View; }
-  get f32(): Float32Array { this.current(); return this.f32View; }
-  get f64(): Float64Array { this.current(); return this.f64View; }
+  get u8(): Uint8Array {
+    this.current();
+    return this.u8View;
+  }
+  get u16(): Uint16Array {
+    this.current();
+    return this.u16View;
+  }
+  get u32(): Uint32Array {
+    this.current();
+    return this.u32View;
+  }
+  get i32(): Int32Array {
+    this.current();
+    return this.i32View;
+  }
+  get f32(): Float32Array {
+    this.current();
+    return this.f32View;
+  }
+  get f64(): Float64Array {
+    this.current();
+    return this.f64View;
+  }
 
   /** Grows so at least `bytes` are addressable; throws kernel_out_of_memory past the maximum. */
   ensure(bytes: number): void {
@@ -50,9 +65,7 @@ export class KernelMemory {
     const pages = have / PAGE_BYTES;
     const needed = Math.ceil(bytes / PAGE_BYTES);
     if (needed > this.maximumPages) {
-      throw new KernelOutOfMemoryError(
-        `kernel memory needs ${needed} pages (${(needed / 16).toFixed(1)} MB) but its maximum is ${this.maximumPages} pages`,
-      );
+      throw new KernelOutOfMemoryError(`kernel memory needs ${needed} pages (${(needed / 16).toFixed(1)} MB) but its maximum is ${this.maximumPages} pages`);
     }
     // Grow by at least a quarter so a stream of small allocations does not grow page by page.
     const target = Math.min(this.maximumPages, Math.max(needed, Math.ceil(pages * 1.25)));

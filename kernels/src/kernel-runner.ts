@@ -6,8 +6,17 @@ import { geoNearest, type GeoQuery, type GeoResult } from './geo-nearest.js';
 import { loadGeoPoints, type GeoBlock } from './geo-block.js';
 import { DEFAULT_INLINE_MAX_BYTES } from './inline-threshold.js';
 import {
-  buildHnsw, createHnswGraph, hnswGraphBytes, hnswInserted, hnswLevel0, hnswSearch, loadHnswGraph,
-  type HnswBuildOptions, type HnswGraphBlock, type HnswOptions, type HnswSearchQuery,
+  buildHnsw,
+  createHnswGraph,
+  hnswGraphBytes,
+  hnswInserted,
+  hnswLevel0,
+  hnswSearch,
+  loadHnswGraph,
+  type HnswBuildOptions,
+  type HnswGraphBlock,
+  type HnswOptions,
+  type HnswSearchQuery,
 } from './hnsw-graph.js';
 import { instantiateKernels } from './instantiate-kernels.js';
 import { assertOpen, runInline, runTasks, type ExecutionMode, type KernelContext } from './kernel-context.js';
@@ -81,7 +90,9 @@ export class KernelRunner {
       kernels: this.kernels,
       pool: this.pool,
       inlineMaxBytes: this.inlineMaxBytes,
-      get closed() { return self.isClosed; },
+      get closed() {
+        return self.isClosed;
+      },
     };
   }
 

@@ -71,10 +71,16 @@ export async function rrfFuse(ctx: KernelContext, q: RrfQuery): Promise<TopK> {
       u32[e + 3] = 0;
       at += list.length * 4;
     });
-    const [count] = await runTasks(ctx, [{
-      kernel: 'rrfFuse',
-      args: [table!.offset, q.lists.length, q.rankConstant ?? 60, idSpace, acc!.offset, heap!.offset, keep],
-    }], pooled);
+    const [count] = await runTasks(
+      ctx,
+      [
+        {
+          kernel: 'rrfFuse',
+          args: [table!.offset, q.lists.length, q.rankConstant ?? 60, idSpace, acc!.offset, heap!.offset, keep],
+        },
+      ],
+      pooled,
+    );
     return readTopK(ctx.memory, heap!.offset, keep, count!);
   });
 }

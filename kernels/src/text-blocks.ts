@@ -33,7 +33,12 @@ export function loadPostings(ctx: KernelContext, docs: Uint32Array, tfs: Uint32A
   ctx.memory.u32.set(docs, docsRegion.offset >>> 2);
   ctx.memory.u32.set(tfs, tfsRegion.offset >>> 2);
   return Object.freeze({
-    kind: 'postings', count: docs.length, maxDoc, docs: docsRegion, tfs: tfsRegion, regions: [docsRegion, tfsRegion],
+    kind: 'postings',
+    count: docs.length,
+    maxDoc,
+    docs: docsRegion,
+    tfs: tfsRegion,
+    regions: [docsRegion, tfsRegion],
   });
 }
 

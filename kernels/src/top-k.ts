@@ -34,7 +34,9 @@ export function readTopK64(memory: KernelMemory, heapOffset: number, capacity: n
 }
 
 function merge<S extends Float32Array | Float64Array>(
-  lists: readonly { ids: Uint32Array; scores: S }[], k: number, makeScores: (n: number) => S,
+  lists: readonly { ids: Uint32Array; scores: S }[],
+  k: number,
+  makeScores: (n: number) => S,
 ): { ids: Uint32Array; scores: S } {
   const cursors = lists.map(() => 0);
   let total = 0;
@@ -48,7 +50,10 @@ function merge<S extends Float32Array | Float64Array>(
       const c = cursors[l]!;
       const list = lists[l]!;
       if (c >= list.ids.length) continue;
-      if (best < 0) { best = l; continue; }
+      if (best < 0) {
+        best = l;
+        continue;
+      }
       const bl = lists[best]!;
       const bc = cursors[best]!;
       const s = list.scores[c]!;

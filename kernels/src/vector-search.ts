@@ -1,8 +1,6 @@
 import type { BitsetBlock } from './bitset-block.js';
 import { KernelInvalidInputError } from './errors.js';
-import {
-  assertOpen, runInline, runTasks, splitRange, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext,
-} from './kernel-context.js';
+import { assertOpen, runInline, runTasks, splitRange, usePool, withPinned, withScratch, type ExecutionMode, type KernelContext } from './kernel-context.js';
 import { INT8_PARAM_BYTES } from './kernel-exports.js';
 import type { KernelTask } from './kernel-task.js';
 import { METRIC_CODES, METRICS, type Metric } from './metric.js';
@@ -70,43 +68,45 @@ export async function vectorSearch(ctx: KernelContext, q: VectorSearchQuery): Pr
   // Query scratch: the f32 vector, then its norm, then for int8 its params and codes.
   const paramsOffset = dims * 4 + 16;
   const queryBytes = paramsOffset + (quantized ? INT8_PARAM_BYTES + dims : 0);
-  return withPinned(ctx, [block, q.filter], () => withScratch(ctx, [queryBytes, ...ranges.map(() => topKBytes(keep))], async ([query, ...heaps]) => {
-    const qPtr = query!.offset;
-    const normPtr = qPtr + dims * 4;
-    ctx.memory.f32.set(q.vector, qPtr >>> 2);
-    ctx.kernels.normsF32(qPtr, dims, 0, 1, normPtr);
-    const queryNorm = ctx.memory.f32[normPtr >>> 2]!;
+  return withPinned(ctx, [block, q.filter], () =>
+    withScratch(ctx, [queryBytes, ...ranges.map(() => topKBytes(keep))], async ([query, ...heaps]) => {
+      const qPtr = query!.offset;
+      const normPtr = qPtr + dims * 4;
+      ctx.memory.f32.set(q.vector, qPtr >>> 2);
+      ctx.kernels.normsF32(qPtr, dims, 0, 1, normPtr);
+      const queryNorm = ctx.memory.f32[normPtr >>> 2]!;
 
-    let tasks: KernelTask[];
-    if (!quantized) {
-      tasks = ranges.map(([start, end], i) => ({
-        kernel: 'scanF32',
-        args: [block.vectors.offset, block.norms.offset, dims, start, end, qPtr, queryNorm, metric, filterPtr, heaps[i]!.offset, keep],
-      }));
-    } else {
-      const int8 = block.int8!;
-      const qParams = qPtr + paramsOffset;
-      const qCodes = qParams + INT8_PARAM_BYTES;
-      ctx.kernels.quantizeInt8(qPtr, normPtr, dims, 0, 1, qCodes, qParams);
-      tasks = ranges.map(([start, end], i) => ({
-        kernel: 'scanInt8',
-        args: [int8.codes.offset, int8.params.offset, dims, start, end, qCodes, qParams, metric, filterPtr, heaps[i]!.offset, keep],
-      }));
-    }
-    const counts = await runTasks(ctx, tasks, pooled);
-    const merged = mergeTopK(counts.map((n, i) => readTopK(ctx.memory, heaps[i]!.offset, keep, n)), keep);
-    if (!quantized) return sliceTopK(merged, k);
-    return rescore(ctx, q, merged.ids, qPtr, queryNorm, metric);
-  }));
+      let tasks: KernelTask[];
+      if (!quantized) {
+        tasks = ranges.map(([start, end], i) => ({
+          kernel: 'scanF32',
+          args: [block.vectors.offset, block.norms.offset, dims, start, end, qPtr, queryNorm, metric, filterPtr, heaps[i]!.offset, keep],
+        }));
+      } else {
+        const int8 = block.int8!;
+        const qParams = qPtr + paramsOffset;
+        const qCodes = qParams + INT8_PARAM_BYTES;
+        ctx.kernels.quantizeInt8(qPtr, normPtr, dims, 0, 1, qCodes, qParams);
+        tasks = ranges.map(([start, end], i) => ({
+          kernel: 'scanInt8',
+          args: [int8.codes.offset, int8.params.offset, dims, start, end, qCodes, qParams, metric, filterPtr, heaps[i]!.offset, keep],
+        }));
+      }
+      const counts = await runTasks(ctx, tasks, pooled);
+      const merged = mergeTopK(
+        counts.map((n, i) => readTopK(ctx.memory, heaps[i]!.offset, keep, n)),
+        keep,
+      );
+      if (!quantized) return sliceTopK(merged, k);
+      return rescore(ctx, q, merged.ids, qPtr, queryNorm, metric);
+    }),
+  );
 }
 
-const sliceTopK = (t: TopK, k: number): TopK =>
-  t.ids.length <= k ? t : { ids: t.ids.slice(0, k), scores: t.scores.slice(0, k) };
+const sliceTopK = (t: TopK, k: number): TopK => (t.ids.length <= k ? t : { ids: t.ids.slice(0, k), scores: t.scores.slice(0, k) });
 
 /** Exact f32 scores for the int8 candidates; a few hundred rows, so always inline. */
-function rescore(
-  ctx: KernelContext, q: VectorSearchQuery, candidates: Uint32Array, qPtr: number, queryNorm: number, metric: number,
-): Promise<TopK> {
+function rescore(ctx: KernelContext, q: VectorSearchQuery, candidates: Uint32Array, qPtr: number, queryNorm: number, metric: number): Promise<TopK> {
   const keep = Math.min(q.k, candidates.length);
   if (keep === 0) return Promise.resolve(emptyTopK());
   return withScratch(ctx, [candidates.length * 4, topKBytes(keep)], ([cand, heap]) => {

@@ -70,16 +70,26 @@ export class BulkWriter {
       return;
     }
     if (docs.length > 0) {
-      const outcome = await this.search.upsert(this.tenant, index, docs.map((d) => d.doc));
+      const outcome = await this.search.upsert(
+        this.tenant,
+        index,
+        docs.map((d) => d.doc),
+      );
       this.result.indexed += outcome.indexed;
-      for (const e of outcome.errors) this.result.fail({ line: docs[e.position]!.line, index, ...(e.id !== undefined ? { id: e.id } : {}), code: e.code, message: e.message });
+      for (const e of outcome.errors)
+        this.result.fail({ line: docs[e.position]!.line, index, ...(e.id !== undefined ? { id: e.id } : {}), code: e.code, message: e.message });
     }
     if (deletes.length > 0) {
       const existing = new Set<string>();
       for (const d of deletes) if (this.search.getDocument(this.tenant, index, d.id)) existing.add(d.id);
-      this.result.deleted += await this.search.delete(this.tenant, index, deletes.map((d) => d.id));
+      this.result.deleted += await this.search.delete(
+        this.tenant,
+        index,
+        deletes.map((d) => d.id),
+      );
       for (const d of deletes) {
-        if (!existing.has(d.id)) this.result.fail({ line: d.line, index, id: d.id, code: 'document_not_found', message: `Index "${index}" has no document "${d.id}".` });
+        if (!existing.has(d.id))
+          this.result.fail({ line: d.line, index, id: d.id, code: 'document_not_found', message: `Index "${index}" has no document "${d.id}".` });
       }
     }
   }

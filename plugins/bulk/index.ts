@@ -10,7 +10,11 @@ const optionsSchema = z.strictObject({
   /** Documents applied per batch (one segment each). @default 2000 */
   batchDocs: z.number().int().min(1).max(100_000).default(2000),
   /** Longest accepted line, in bytes. @default 16777216 */
-  maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+  maxLineBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   /** Failures listed in the answer (all are counted). @default 1000 */
   maxErrors: z.number().int().min(0).default(1000),
 });
@@ -31,9 +35,17 @@ export default definePlugin({
   dependsOn: [{ name: 'search', version: '^0.1.0' }],
   options: optionsSchema,
   errorCodes: [
-    { code: 'line_too_long', status: 400, when: 'A bulk line is longer than `maxLineBytes`; the stream stops there. The lines before it are applied, and `details` carries their results (`linesRead`, `indexed`, `deleted`, `failed`, `errors`).' },
+    {
+      code: 'line_too_long',
+      status: 400,
+      when: 'A bulk line is longer than `maxLineBytes`; the stream stops there. The lines before it are applied, and `details` carries their results (`linesRead`, `indexed`, `deleted`, `failed`, `errors`).',
+    },
     { code: 'document_exists', status: 409, when: 'Per line, in `errors[]`: a `create` action names an id that already exists.' },
-    { code: 'invalid_action', status: 400, when: 'Per line, in `errors[]`: a `/v1/bulk` action line is not `{"index"|"create"|"delete": {...}}`, names no index, or is followed by no document.' },
+    {
+      code: 'invalid_action',
+      status: 400,
+      when: 'Per line, in `errors[]`: a `/v1/bulk` action line is not `{"index"|"create"|"delete": {...}}`, names no index, or is followed by no document.',
+    },
   ],
   setup(ctx) {
     const search = ctx.container.resolve(SEARCH_SERVICE);
@@ -52,7 +64,8 @@ export default definePlugin({
         const started = performance.now();
         const result = new BulkResult(ctx.config.maxErrors);
         const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
-        const defaultIndex = typeof request.query === 'object' && request.query && 'index' in request.query ? String((request.query as { index: unknown }).index) : undefined;
+        const defaultIndex =
+          typeof request.query === 'object' && request.query && 'index' in request.query ? String((request.query as { index: unknown }).index) : undefined;
         let pending: { index: string; id?: string; line: number; create: boolean; skip?: boolean } | undefined;
         let lastLine = 0;
         const onLine = async (line: Line): Promise<void> => {
@@ -79,10 +92,17 @@ export default definePlugin({
             return;
           }
           if (pending) {
-            const doc = parsed && typeof parsed === 'object' && !Array.isArray(parsed) && pending.id !== undefined ? { ...(parsed as object), id: pending.id } : parsed;
+            const doc =
+              parsed && typeof parsed === 'object' && !Array.isArray(parsed) && pending.id !== undefined ? { ...(parsed as object), id: pending.id } : parsed;
             const docId = pending.id ?? idOf(doc);
             if (pending.create && docId !== undefined && (writer.isPending(pending.index, docId) || search.getDocument(request.tenant, pending.index, docId))) {
-              result.fail({ line: line.number, index: pending.index, id: docId, code: 'document_exists', message: `Document "${docId}" already exists in "${pending.index}" (create does not overwrite).` });
+              result.fail({
+                line: line.number,
+                index: pending.index,
+                id: docId,
+                code: 'document_exists',
+                message: `Document "${docId}" already exists in "${pending.index}" (create does not overwrite).`,
+              });
             } else {
               await writer.add(pending.index, line.number, doc);
             }
@@ -91,13 +111,21 @@ export default definePlugin({
           }
           const action = actionSchema.safeParse(parsed);
           if (!action.success) {
-            result.fail({ line: line.number, code: 'invalid_action', message: `Line ${line.number}: expected an action line such as {"index":{"_index":"books","_id":"1"}}.` });
+            result.fail({
+              line: line.number,
+              code: 'invalid_action',
+              message: `Line ${line.number}: expected an action line such as {"index":{"_index":"books","_id":"1"}}.`,
+            });
             return;
           }
           const [kind, meta] = Object.entries(action.data)[0] as ['index' | 'create' | 'delete', { _index?: string; _id?: string | number }];
           const index = meta._index ?? defaultIndex;
           if (!index) {
-            result.fail({ line: line.number, code: 'invalid_action', message: `Line ${line.number}: the action names no "_index" and the request has no ?index=.` });
+            result.fail({
+              line: line.number,
+              code: 'invalid_action',
+              message: `Line ${line.number}: the action names no "_index" and the request has no ?index=.`,
+            });
             if (kind !== 'delete') pending = { index: '', line: line.number, create: false, skip: true };
             return;
           }
@@ -109,7 +137,12 @@ export default definePlugin({
         const settled = (): number => (pending && !pending.skip ? pending.line - 1 : lastLine);
         const answer = await runBulkStream(request, ctx.config.maxLineBytes, result, writer, onLine, settled, started);
         if (pending && !pending.skip) {
-          result.fail({ line: pending.line, index: pending.index, code: 'invalid_action', message: `Line ${pending.line}: the action is not followed by a document.` });
+          result.fail({
+            line: pending.line,
+            index: pending.index,
+            code: 'invalid_action',
+            message: `Line ${pending.line}: the action is not followed by a document.`,
+          });
           return result.toJSON(Math.round(performance.now() - started));
         }
         return answer;
@@ -128,7 +161,8 @@ export default definePlugin({
       async handler(request) {
         const started = performance.now();
         const index = request.params.name!;
-        if (search.get(request.tenant, index) === undefined) throw new NotFoundError('index_not_found', `Index "${index}" does not exist.`, { details: { index } });
+        if (search.get(request.tenant, index) === undefined)
+          throw new NotFoundError('index_not_found', `Index "${index}" does not exist.`, { details: { index } });
         const result = new BulkResult(ctx.config.maxErrors);
         const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
         let lastLine = 0;

@@ -8,10 +8,7 @@ import { principalOf, pageQuery, tags, type Routes } from './route-helpers.js';
 const auditQuery = pageQuery
   .extend({
     action: z.enum(auditActions).optional().describe('Only entries of this action.'),
-    system: z
-      .enum(['true', 'false'])
-      .default('false')
-      .describe('The system partition (unattributable failures, address blocks); needs tenants:manage.'),
+    system: z.enum(['true', 'false']).default('false').describe('The system partition (unattributable failures, address blocks); needs tenants:manage.'),
   })
   .strict();
 
@@ -22,7 +19,7 @@ export function registerAuditRoutes(routes: Routes, core: RbacCore): void {
     permission: 'rbac:manage',
     authenticate: 'always',
     query: auditQuery,
-    summary: 'The tenant\'s audit log, newest first',
+    summary: "The tenant's audit log, newest first",
     tags,
     handler: async (request) => {
       const principal = principalOf(request);

@@ -74,7 +74,12 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const ip = clientAddress(request.ip, request.headers, deps.trustedProxies);
     const address = ip ?? 'unknown';
     const where = { ip: ip ?? null, requestId: request.requestId };
-    const asked = { method: request.method, path: request.path, permission: request.permission, ...(request.route !== undefined ? { route: request.route } : {}) };
+    const asked = {
+      method: request.method,
+      path: request.path,
+      permission: request.permission,
+      ...(request.route !== undefined ? { route: request.route } : {}),
+    };
     try {
       deps.guard.check(address);
     } catch (err) {
@@ -150,13 +155,25 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     } catch (err) {
       if (isTesseraError(err) && err.code === 'tenant_mismatch') {
         outcomes.inc({ outcome: 'tenant_mismatch' });
-        await deps.audit.recordDenied({ tenant: key.tenant, action: 'auth.denied', actor: actorOf(principal), ...where, details: { ...asked, reason: 'tenant_mismatch', ...(err.details as object) } });
+        await deps.audit.recordDenied({
+          tenant: key.tenant,
+          action: 'auth.denied',
+          actor: actorOf(principal),
+          ...where,
+          details: { ...asked, reason: 'tenant_mismatch', ...(err.details as object) },
+        });
       }
       throw err;
     }
     if (request.permission !== 'authenticated' && !held.has(request.permission)) {
       outcomes.inc({ outcome: 'permission_denied' });
-      await deps.audit.recordDenied({ tenant: principal.tenant, action: 'auth.denied', actor: actorOf(principal), ...where, details: { ...asked, reason: 'permission_denied' } });
+      await deps.audit.recordDenied({
+        tenant: principal.tenant,
+        action: 'auth.denied',
+        actor: actorOf(principal),
+        ...where,
+        details: { ...asked, reason: 'permission_denied' },
+      });
       throw permissionDenied(request.permission);
     }
     outcomes.inc({ outcome: 'ok' });

@@ -47,7 +47,10 @@ export async function bootstrap(core: RbacCore, log: Logger): Promise<void> {
     if (core.meta.get(BOOTSTRAPPED) !== undefined) return false;
     core.users.writeInTransaction(user);
     core.keys.writeInTransaction(key);
-    core.audit.appendInTransaction({ tenant, action: 'bootstrap', actor: null, target: { type: 'key', id: key.id }, details: { userId: user.id, userName: user.name } }, now);
+    core.audit.appendInTransaction(
+      { tenant, action: 'bootstrap', actor: null, target: { type: 'key', id: key.id }, details: { userId: user.id, userName: user.name } },
+      now,
+    );
     void core.meta.put(BOOTSTRAPPED, at);
     return true;
   });

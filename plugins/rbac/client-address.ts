@@ -4,10 +4,14 @@ import ipaddr from 'ipaddr.js';
 export type TrustedProxies = Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
 
 export function parseTrustedProxies(list: readonly string[]): TrustedProxies {
-  return list.map((entry) => (entry.includes('/') ? ipaddr.parseCIDR(entry) : (() => {
-    const addr = ipaddr.parse(entry);
-    return [addr, addr.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
-  })()));
+  return list.map((entry) =>
+    entry.includes('/')
+      ? ipaddr.parseCIDR(entry)
+      : (() => {
+          const addr = ipaddr.parse(entry);
+          return [addr, addr.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+        })(),
+  );
 }
 
 export function isValidProxyEntry(entry: string): boolean {
@@ -27,7 +31,12 @@ function trusted(address: string, proxies: TrustedProxies): boolean {
     return false;
   }
   return proxies.some(([range, bits]) => {
-    const candidate = parsed.kind() === range.kind() ? parsed : parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : undefined;
+    const candidate =
+      parsed.kind() === range.kind()
+        ? parsed
+        : parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+          ? (parsed as ipaddr.IPv6).toIPv4Address()
+          : undefined;
     return candidate !== undefined && candidate.kind() === range.kind() && candidate.match(range, bits);
   });
 }
@@ -42,7 +51,10 @@ export function clientAddress(peer: string | undefined, headers: Headers, proxie
   if (peer === undefined || proxies.length === 0 || !trusted(peer, proxies)) return peer;
   const forwarded = headers.get('x-forwarded-for');
   if (!forwarded) return peer;
-  const hops = forwarded.split(',').map((h) => h.trim()).filter((h) => h !== '');
+  const hops = forwarded
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
   for (let i = hops.length - 1; i >= 0; i--) {
     if (!trusted(hops[i]!, proxies)) return hops[i];
   }

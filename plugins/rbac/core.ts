@@ -75,7 +75,10 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
       this.set(audit.size());
     },
   });
-  const sessions = new SessionStore(ctx.store.db<SessionRecord, string>('sessions'), { ttlSeconds: options.sessions.ttlSeconds, idleSeconds: options.sessions.idleSeconds });
+  const sessions = new SessionStore(ctx.store.db<SessionRecord, string>('sessions'), {
+    ttlSeconds: options.sessions.ttlSeconds,
+    idleSeconds: options.sessions.idleSeconds,
+  });
   const verifier = new KeyVerifier(keys);
   const guard = new BruteForceGuard(options.bruteForce);
   const authenticate = createAuthenticator({

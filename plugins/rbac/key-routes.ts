@@ -15,7 +15,7 @@ const createBody = z
   })
   .strict();
 
-const listQuery = pageQuery.extend({ userId: z.string().optional().describe('Only this user\'s keys.') }).strict();
+const listQuery = pageQuery.extend({ userId: z.string().optional().describe("Only this user's keys.") }).strict();
 
 const manages = (principal: RbacPrincipal): boolean => principal.permissions.includes('rbac:manage');
 
@@ -88,7 +88,7 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
     permission: 'authenticated',
     authenticate: 'always',
     query: listQuery,
-    summary: 'API keys (never their secrets): all of the tenant\'s with rbac:manage, else your own',
+    summary: "API keys (never their secrets): all of the tenant's with rbac:manage, else your own",
     tags,
     handler: async (request) => {
       const principal = principalOf(request);
@@ -119,7 +119,14 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
       const at = new Date();
       const revoked = (await core.keys.revoke(id, at.toISOString()))!;
       if (existing.revokedAt === null) {
-        await core.audit.append({ tenant: revoked.tenant, action: 'key.revoked', actor: actorOf(principal), target: { type: 'key', id }, ...auditContext(core, request), details: { name: revoked.name, userId: revoked.userId } });
+        await core.audit.append({
+          tenant: revoked.tenant,
+          action: 'key.revoked',
+          actor: actorOf(principal),
+          target: { type: 'key', id },
+          ...auditContext(core, request),
+          details: { name: revoked.name, userId: revoked.userId },
+        });
       }
       return { key: core.keys.view(revoked, at.getTime()) };
     },

@@ -27,9 +27,24 @@ export const rbacOptions = z
     /** Browser sessions (POST /hub/session): lifetime, idle timeout, Secure cookie. */
     sessions: z
       .object({
-        ttlSeconds: z.number().int().min(60).max(30 * 86_400).default(43_200).describe('A session ends this long after sign-in.'),
-        idleSeconds: z.number().int().min(60).max(30 * 86_400).default(1_800).describe('A session ends after this long without a request.'),
-        secureCookie: z.enum(['auto', 'always', 'never']).default('auto').describe('Mark the cookie Secure: "auto" when the request came over TLS; "always" behind a TLS-terminating proxy.'),
+        ttlSeconds: z
+          .number()
+          .int()
+          .min(60)
+          .max(30 * 86_400)
+          .default(43_200)
+          .describe('A session ends this long after sign-in.'),
+        idleSeconds: z
+          .number()
+          .int()
+          .min(60)
+          .max(30 * 86_400)
+          .default(1_800)
+          .describe('A session ends after this long without a request.'),
+        secureCookie: z
+          .enum(['auto', 'always', 'never'])
+          .default('auto')
+          .describe('Mark the cookie Secure: "auto" when the request came over TLS; "always" behind a TLS-terminating proxy.'),
       })
       .strict()
       .prefault({}),

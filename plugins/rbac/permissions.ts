@@ -13,7 +13,7 @@ export const CROSS_TENANT_PERMISSION = 'tenants:manage';
  * (`definePlugin({permissions})`) and reach rbac through `ctx.auth.permissions()`.
  */
 export const rbacPermissions: readonly PermissionDeclaration[] = [
-  { name: 'rbac:manage', description: 'Manage users, roles, API keys and read the audit log, within the caller\'s tenant.' },
+  { name: 'rbac:manage', description: "Manage users, roles, API keys and read the audit log, within the caller's tenant." },
   { name: CROSS_TENANT_PERMISSION, description: 'Act in any tenant (`X-Tenant`), read the system audit partition, grant `superadmin`.' },
 ];
 

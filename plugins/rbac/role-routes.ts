@@ -21,7 +21,7 @@ export function registerRoleRoutes(routes: Routes, core: RbacCore): void {
     permission: 'rbac:manage',
     authenticate: 'always',
     throttle: 'light',
-    summary: 'Built-in roles, then the tenant\'s custom roles',
+    summary: "Built-in roles, then the tenant's custom roles",
     tags,
     handler: async (request) => {
       const principal = principalOf(request);
@@ -54,7 +54,14 @@ export function registerRoleRoutes(routes: Routes, core: RbacCore): void {
         createdBy: principal.userId,
       };
       if (!(await core.roles.create(record))) throw roleExists(body.name);
-      await core.audit.append({ tenant: record.tenant, action: 'role.created', actor: actorOf(principal), target: { type: 'role', id: record.name }, ...auditContext(core, request), details: { permissions } });
+      await core.audit.append({
+        tenant: record.tenant,
+        action: 'role.created',
+        actor: actorOf(principal),
+        target: { type: 'role', id: record.name },
+        ...auditContext(core, request),
+        details: { permissions },
+      });
       return reply(201, { role: { name: record.name, description: record.description, permissions, builtIn: false } });
     },
   });

@@ -36,7 +36,11 @@ export const builtInRoles: ReadonlyArray<{ name: string; description: string; pe
     description: 'Builds workflows: create, edit, delete, test and read; writes search documents; requests remediation.',
     permissions: [...readAll, 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'search:write', 'agent:remediate'],
   },
-  { name: 'operator', description: 'Runs the platform: deploy, telemetry, metrics, the deployment registry and read.', permissions: [...readAll, 'workflow:deploy', 'telemetry:read', 'metrics:read', 'system:read'] },
+  {
+    name: 'operator',
+    description: 'Runs the platform: deploy, telemetry, metrics, the deployment registry and read.',
+    permissions: [...readAll, 'workflow:deploy', 'telemetry:read', 'metrics:read', 'system:read'],
+  },
   { name: 'viewer', description: 'Read only.', permissions: readAll },
   { name: 'invoker', description: 'Calls workflow routes, nothing else.', permissions: ['api:invoke'] },
 ];
@@ -50,7 +54,11 @@ export function resolveBuiltInRoles(permissions: PermissionSet): Map<string, Rol
   return new Map(
     builtInRoles.map((r) => {
       const list =
-        r.permissions === 'all' ? [...permissions.all] : r.permissions === 'all-in-tenant' ? permissions.all.filter((p) => p !== CROSS_TENANT_PERMISSION) : permissions.normalise(r.permissions);
+        r.permissions === 'all'
+          ? [...permissions.all]
+          : r.permissions === 'all-in-tenant'
+            ? permissions.all.filter((p) => p !== CROSS_TENANT_PERMISSION)
+            : permissions.normalise(r.permissions);
       return [r.name, { name: r.name, description: r.description, permissions: list, builtIn: true }];
     }),
   );

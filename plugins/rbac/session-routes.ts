@@ -23,7 +23,11 @@ function checkOrigin(request: RouteRequest<unknown, unknown>): void {
     host = '';
   }
   if (host !== request.headers.get('host')) {
-    throw new PermissionError('origin_not_allowed', `Signing in from origin ${JSON.stringify(origin)} is refused: only pages of this server may open a session.`, { details: { origin }, plugin });
+    throw new PermissionError(
+      'origin_not_allowed',
+      `Signing in from origin ${JSON.stringify(origin)} is refused: only pages of this server may open a session.`,
+      { details: { origin }, plugin },
+    );
   }
 }
 
@@ -43,12 +47,18 @@ async function credentials(request: RouteRequest<unknown, unknown>): Promise<{ a
   }
   const apiKey = fields?.apiKey;
   if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 512) {
-    throw new InputError('validation_failed', 'apiKey: a key such as "tsk_..." is required.', { details: { issues: [{ path: 'apiKey', message: 'required' }] }, plugin });
+    throw new InputError('validation_failed', 'apiKey: a key such as "tsk_..." is required.', {
+      details: { issues: [{ path: 'apiKey', message: 'required' }] },
+      plugin,
+    });
   }
   const redirect = fields.redirect;
   // Only a path of this server: an open redirect would let a link send a signed-in user anywhere.
   if (redirect !== undefined && (typeof redirect !== 'string' || !/^\/(?![/\\])[\x21-\x7e]*$/.test(redirect))) {
-    throw new InputError('validation_failed', 'redirect: a path of this server such as "/ui/" is required.', { details: { issues: [{ path: 'redirect', message: 'a path starting with one "/"' }] }, plugin });
+    throw new InputError('validation_failed', 'redirect: a path of this server such as "/ui/" is required.', {
+      details: { issues: [{ path: 'redirect', message: 'a path starting with one "/"' }] },
+      plugin,
+    });
   }
   return { apiKey, ...(typeof redirect === 'string' ? { redirect } : {}), form };
 }
@@ -104,7 +114,9 @@ export function registerSessionRoutes(routes: Routes, core: RbacCore): void {
       const principal = principalOf(request);
       const sid = request.headers.get('x-api-key') === null ? sessionIdFrom(request.headers) : undefined;
       const found = sid === undefined ? undefined : core.sessions.lookup(sid);
-      const session = found?.ok ? { expiresAt: found.record.expiresAt, idleTimeoutSeconds: core.sessions.options.idleSeconds, csrfToken: found.record.csrf } : null;
+      const session = found?.ok
+        ? { expiresAt: found.record.expiresAt, idleTimeoutSeconds: core.sessions.options.idleSeconds, csrfToken: found.record.csrf }
+        : null;
       return reply(200, { session, tenant: principal.tenant, permissions: principal.permissions }, { 'cache-control': 'no-store' });
     },
   });

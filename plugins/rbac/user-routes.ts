@@ -24,8 +24,8 @@ const updateBody = z
     name: z.string().optional().describe('...or by name (exactly one of the two).'),
     displayName: z.string().min(1).max(200).nullable().optional(),
     email: z.email().nullable().optional(),
-    roles: roleList.optional().describe('Replaces the user\'s roles.'),
-    disabled: z.boolean().optional().describe('A disabled user\'s keys are refused at once.'),
+    roles: roleList.optional().describe("Replaces the user's roles."),
+    disabled: z.boolean().optional().describe("A disabled user's keys are refused at once."),
   })
   .strict()
   .refine((b) => (b.id === undefined) !== (b.name === undefined), { message: 'give exactly one of "id" or "name"', path: ['id'] });
@@ -81,7 +81,14 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
         createdBy: principal.userId,
       };
       if (!(await core.users.create(user))) throw userExists(body.name);
-      await core.audit.append({ tenant: user.tenant, action: 'user.created', actor: actorOf(principal), target: { type: 'user', id: user.id }, ...auditContext(core, request), details: { name: user.name, roles } });
+      await core.audit.append({
+        tenant: user.tenant,
+        action: 'user.created',
+        actor: actorOf(principal),
+        target: { type: 'user', id: user.id },
+        ...auditContext(core, request),
+        details: { name: user.name, roles },
+      });
       return reply(201, { user });
     },
   });
@@ -92,7 +99,7 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
     permission: 'rbac:manage',
     authenticate: 'always',
     body: updateBody,
-    summary: 'Change a user\'s roles, names or disabled flag',
+    summary: "Change a user's roles, names or disabled flag",
     tags,
     handler: async (request) => {
       const principal = principalOf(request);

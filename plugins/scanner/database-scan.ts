@@ -155,7 +155,11 @@ export class DatabaseScan {
     const cursor = cursors.get(this.cursorKey);
     let query = this.db(this.spec.table).select('*');
     if (cursor) {
-      query = query.where((q) => q.where(wm, '>', cursor.watermark as Knex.Value).orWhere((q2) => q2.where(wm, '=', cursor.watermark as Knex.Value).andWhere(pk, '>', cursor.primaryKey as Knex.Value)));
+      query = query.where((q) =>
+        q
+          .where(wm, '>', cursor.watermark as Knex.Value)
+          .orWhere((q2) => q2.where(wm, '=', cursor.watermark as Knex.Value).andWhere(pk, '>', cursor.primaryKey as Knex.Value)),
+      );
     } else {
       // Rows without a watermark cannot be placed in the order: they are never read.
       query = query.whereNotNull(wm);

@@ -40,7 +40,8 @@ function mysqlConnection(value: string | Record<string, unknown>): Record<string
   const exact = { dateStrings: true, supportBigNumbers: true, bigNumberStrings: true, connectTimeout: 10_000 };
   if (typeof value !== 'string') return { ...value, ...exact };
   const url = urlParts(value, 'mysql');
-  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') throw errors.invalid_connection({ driver: 'mysql', reason: 'the URL must start with mysql:// or mariadb://.' });
+  if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:')
+    throw errors.invalid_connection({ driver: 'mysql', reason: 'the URL must start with mysql:// or mariadb://.' });
   return {
     host: url.hostname,
     port: url.port ? Number(url.port) : 3306,
@@ -54,7 +55,8 @@ function mysqlConnection(value: string | Record<string, unknown>): Record<string
 function postgresConnection(value: string | Record<string, unknown>): Record<string, unknown> {
   if (typeof value === 'string') {
     const url = urlParts(value, 'postgres');
-    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw errors.invalid_connection({ driver: 'postgres', reason: 'the URL must start with postgres:// or postgresql://.' });
+    if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+      throw errors.invalid_connection({ driver: 'postgres', reason: 'the URL must start with postgres:// or postgresql://.' });
     return { connectionString: value, types: pgTypes(), connectionTimeoutMillis: 10_000 };
   }
   return { ...value, types: pgTypes(), connectionTimeoutMillis: 10_000 };
@@ -69,7 +71,12 @@ function sqliteConnection(value: string | Record<string, unknown>, roots: Roots)
 }
 
 /** The knex configuration of a database scan; throws 400/403 for a connection that cannot fit. */
-export function knexConfig(driver: Driver, connection: string | Record<string, unknown>, roots: Roots, log: (level: 'warn' | 'error', message: string) => void): Knex.Config {
+export function knexConfig(
+  driver: Driver,
+  connection: string | Record<string, unknown>,
+  roots: Roots,
+  log: (level: 'warn' | 'error', message: string) => void,
+): Knex.Config {
   const common = {
     pool: { min: 0, max: 2 },
     acquireConnectionTimeout: 10_000,

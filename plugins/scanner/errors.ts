@@ -22,7 +22,7 @@ export const errors = defineErrors({
     message: 'engineUrl "{url}" is refused by the egress policy ({reason}).',
     when: '`engineUrl` or `bulkUrl` names an address the egress policy refuses (private or loopback without the `allowPrivateAddresses` option, credentials in the URL).',
   },
-  scan_not_found: { status: 404, message: 'No scan "{id}".', when: 'No scan of the caller\'s tenant has that id.' },
+  scan_not_found: { status: 404, message: 'No scan "{id}".', when: "No scan of the caller's tenant has that id." },
   scan_already_active: {
     status: 409,
     message: 'Scan "{id}" already feeds index "{index}" from this source; stop it first.',
@@ -38,7 +38,11 @@ export const errors = defineErrors({
     message: 'Invalid connection for driver "{driver}": {reason}',
     when: 'The `connection` does not fit the driver (a URL for postgres/mysql, a file path for sqlite, an object with `client` for generic_sql).',
   },
-  table_not_found: { status: 400, message: 'Table "{table}" does not exist in the database.', when: 'The database scan names a table the database does not have.' },
+  table_not_found: {
+    status: 400,
+    message: 'Table "{table}" does not exist in the database.',
+    when: 'The database scan names a table the database does not have.',
+  },
   column_not_found: {
     status: 400,
     message: 'Table "{table}" has no column "{column}".',
@@ -47,7 +51,7 @@ export const errors = defineErrors({
   primary_key_required: {
     status: 400,
     message: 'Table "{table}" has no single-column primary key; name one with "primaryKey".',
-    when: 'The table\'s primary key cannot be found (or has several columns) and the request gives none.',
+    when: "The table's primary key cannot be found (or has several columns) and the request gives none.",
   },
   source_unreachable: {
     status: 502,

@@ -137,7 +137,8 @@ export class FileScan {
       if (text.trim() === '') return undefined;
       try {
         const value = JSON.parse(text) as unknown;
-        if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, endLine: line, end, error: `Line ${line} is not a JSON object.` };
+        if (value === null || typeof value !== 'object' || Array.isArray(value))
+          return { line, endLine: line, end, error: `Line ${line} is not a JSON object.` };
         return { line, endLine: line, end, record: value as Record<string, unknown> };
       } catch (err) {
         return { line, endLine: line, end, error: `Line ${line} is not valid JSON: ${(err as Error).message}` };
@@ -203,7 +204,11 @@ export class FileScan {
     input.on('error', (err) => parser.destroy(err));
     input.pipe(parser);
     let lastEnd = from.offset;
-    for await (const item of parser as AsyncIterable<{ record: Record<string, string>; raw: string; info: { lines: number; bytes: number; columns?: Array<{ name: string } | string> } }>) {
+    for await (const item of parser as AsyncIterable<{
+      record: Record<string, string>;
+      raw: string;
+      info: { lines: number; bytes: number; columns?: Array<{ name: string } | string> };
+    }>) {
       while (skipped.length > 0) yield { ...skipped.shift()!, end: lastEnd };
       const body = item.raw.replace(/^(\r?\n)+/, '').replace(/\r?\n$/, '');
       const newlines = body.match(/\n/g)?.length ?? 0;

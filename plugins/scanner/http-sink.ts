@@ -53,7 +53,8 @@ export class HttpSink implements IndexSink {
         maxBytes: 64 * 1024 * 1024,
       });
     } catch (err) {
-      if (isTesseraError(err) && (err.code === 'upstream_unreachable' || err.code === 'upstream_timeout')) throw errors.source_unreachable({ reason: err.message }, { cause: err });
+      if (isTesseraError(err) && (err.code === 'upstream_unreachable' || err.code === 'upstream_timeout'))
+        throw errors.source_unreachable({ reason: err.message }, { cause: err });
       throw err;
     }
   }

@@ -78,7 +78,7 @@ export class InProcessSink implements IndexSink {
     return {
       indexed: written.indexed,
       deleted,
-      errors: written.errors.map((e) => ({ ...(e.id ?? ids[e.position] ? { id: e.id ?? ids[e.position] } : {}), code: e.code, message: e.message })),
+      errors: written.errors.map((e) => ({ ...((e.id ?? ids[e.position]) ? { id: e.id ?? ids[e.position] } : {}), code: e.code, message: e.message })),
     };
   }
 }

@@ -13,11 +13,19 @@ export const scannerOptionsSchema = z.strictObject({
   /** Documents sent to the index per batch. @default 500 */
   batchDocs: z.number().int().min(1).max(100_000).default(500),
   /** Text kept per file for indexing; the rest of a larger file is not indexed (the hash covers all of it). @default 1048576 */
-  maxTextBytes: z.number().int().min(1024).default(1024 * 1024),
+  maxTextBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Bad lines (file scans) listed with their line number in the scan record; all are counted. @default 1000 */
   maxReportedErrors: z.number().int().min(0).max(100_000).default(1000),
   /** Longest JSONL line, in bytes; a longer one is counted as a bad line and skipped. @default 16777216 */
-  maxLineBytes: z.number().int().min(1024).default(16 * 1024 * 1024),
+  maxLineBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   /** How long a watched file must stay unchanged before it is read (chokidar's awaitWriteFinish). @default 200 */
   watchStabilityMs: z.number().int().min(0).max(60_000).default(200),
   /** Database scans: default poll interval. @default 5000 */

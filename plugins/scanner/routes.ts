@@ -74,7 +74,10 @@ export function registerRoutes(ctx: PluginContext<ScannerOptions>, deps: RouteDe
   };
 
   const sourceKey = (type: ScanType, source: string, targetIndex: string, engineUrl: string | undefined): string =>
-    createHash('sha256').update([type, source, targetIndex, engineUrl ?? 'in-process'].join('\u0000')).digest('hex').slice(0, 32);
+    createHash('sha256')
+      .update([type, source, targetIndex, engineUrl ?? 'in-process'].join('\u0000'))
+      .digest('hex')
+      .slice(0, 32);
 
   /** Stores the record and queues its job; the answer is immediate, the work runs in the background. */
   const start = async (tenant: string, type: ScanType, input: Record<string, unknown>, targetIndex: string, key: string, secret?: unknown) => {

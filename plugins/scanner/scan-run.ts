@@ -60,7 +60,10 @@ export class ScanRun {
     this.record.counts.errors += result.errors.length;
     if (result.errors.length > 0) {
       const first = result.errors[0]!;
-      this.record.error = { code: first.code, message: `${result.errors.length} document(s) refused by the index; first: ${first.id ?? '?'}: ${first.message}` };
+      this.record.error = {
+        code: first.code,
+        message: `${result.errors.length} document(s) refused by the index; first: ${first.id ?? '?'}: ${first.message}`,
+      };
     }
     return new Set(result.errors.flatMap((e) => (e.id !== undefined ? [e.id] : [])));
   }

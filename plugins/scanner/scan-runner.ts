@@ -73,7 +73,12 @@ export class ScanRunner {
       if (record.type === 'folder') {
         const input = record.input as { realPath: string; watch?: boolean; include?: string[]; exclude?: string[] };
         await new FolderScan(
-          { root: input.realPath, watch: input.watch === true, ...(input.include ? { include: input.include } : {}), ...(input.exclude ? { exclude: input.exclude } : {}) },
+          {
+            root: input.realPath,
+            watch: input.watch === true,
+            ...(input.include ? { include: input.include } : {}),
+            ...(input.exclude ? { exclude: input.exclude } : {}),
+          },
           {
             run,
             sink: this.sink(record, tenant, folderIndexShape, job.signal),
@@ -91,12 +96,29 @@ export class ScanRunner {
         const input = record.input as { realPath: string; format: 'jsonl' | 'csv'; idField?: string };
         await new FileScan(
           { file: input.realPath, format: input.format, ...(input.idField !== undefined ? { idField: input.idField } : {}) },
-          { run, sink: this.sink(record, tenant, fileIndexShape, job.signal), store, batchDocs: options.batchDocs, maxLineBytes: options.maxLineBytes, signal: job.signal },
+          {
+            run,
+            sink: this.sink(record, tenant, fileIndexShape, job.signal),
+            store,
+            batchDocs: options.batchDocs,
+            maxLineBytes: options.maxLineBytes,
+            signal: job.signal,
+          },
         ).run();
       } else {
-        const input = record.input as { driver: Driver; table: string; watermarkColumn: string; primaryKey?: string; pollIntervalMs?: number; pageSize?: number; watch?: boolean };
+        const input = record.input as {
+          driver: Driver;
+          table: string;
+          watermarkColumn: string;
+          primaryKey?: string;
+          pollIntervalMs?: number;
+          pageSize?: number;
+          watch?: boolean;
+        };
         const spec: DatabaseScanSpec = {
-          config: knexConfig(input.driver, connection as string | Record<string, unknown>, this.deps.roots, (level, message) => log[level]({ scan: record.id }, scrub(message, secrets))),
+          config: knexConfig(input.driver, connection as string | Record<string, unknown>, this.deps.roots, (level, message) =>
+            log[level]({ scan: record.id }, scrub(message, secrets)),
+          ),
           table: input.table,
           watermarkColumn: input.watermarkColumn,
           ...(input.primaryKey !== undefined ? { primaryKey: input.primaryKey } : {}),
@@ -171,7 +193,10 @@ export class ScanRunner {
       const job = this.jobOf(tenant, record);
       if (job && (job.state === 'queued' || job.state === 'running')) continue;
       const run = new ScanRun(this.deps.store, this.deps.events, tenant, record, this.deps.options.maxReportedErrors);
-      await run.setState('failed', { error: { code: 'interrupted', message: `The scan was interrupted and cannot resume (its job is ${job?.state ?? 'gone'}).` }, retry: null });
+      await run.setState('failed', {
+        error: { code: 'interrupted', message: `The scan was interrupted and cannot resume (its job is ${job?.state ?? 'gone'}).` },
+        retry: null,
+      });
       await this.forgetSecret(tenant, record);
     }
   }

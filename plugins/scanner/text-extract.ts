@@ -16,7 +16,8 @@ assign(
   'code',
   'ts tsx mts cts js jsx mjs cjs py pyi go java kt kts scala rs c h cc cpp cxx hpp hh cs fs rb php pl pm lua r swift m mm dart ex exs erl hs clj sh bash zsh fish ps1 sql css scss sass less vue svelte astro yaml yml toml ini cfg conf xml xsl gradle cmake mk proto graphql gql tf',
 );
-for (const name of ['makefile', 'dockerfile', 'license', 'readme', 'changelog']) byExtension[`name:${name}`] = name === 'makefile' || name === 'dockerfile' ? 'code' : 'text';
+for (const name of ['makefile', 'dockerfile', 'license', 'readme', 'changelog'])
+  byExtension[`name:${name}`] = name === 'makefile' || name === 'dockerfile' ? 'code' : 'text';
 
 /** The kind a file's name promises (before its bytes are looked at). */
 export function kindOfName(fileName: string): ContentKind {
@@ -54,7 +55,27 @@ export function extractText(kind: Exclude<ContentKind, 'binary'>, bytes: Uint8Ar
 }
 
 const hiddenElements = new Set(['script', 'style', 'noscript', 'template', 'svg']);
-const blockElements = new Set(['p', 'div', 'br', 'li', 'tr', 'td', 'th', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'pre', 'blockquote']);
+const blockElements = new Set([
+  'p',
+  'div',
+  'br',
+  'li',
+  'tr',
+  'td',
+  'th',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'pre',
+  'blockquote',
+]);
 
 /** The visible text of an HTML page and its `<title>`, read by a real HTML parser. */
 function fromHtml(html: string): Extracted {
@@ -108,6 +129,9 @@ function fromJson(text: string): Extracted {
     else if (v && typeof v === 'object') Object.values(v).forEach(visit);
   };
   visit(value);
-  const title = value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { title?: unknown }).title === 'string' ? (value as { title: string }).title : undefined;
+  const title =
+    value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { title?: unknown }).title === 'string'
+      ? (value as { title: string }).title
+      : undefined;
   return title ? { title, content: strings.join('\n') } : { content: strings.join('\n') };
 }

@@ -110,7 +110,10 @@ export function searchJobs(deps: {
   jobs.define<MergeInput, { segmentsBefore: number; segmentsAfter: number } | { merged: false }>(
     MERGE_JOB,
     async (job) => {
-      const index = deps.engine().all().find((i) => i.record.uuid === job.input.uuid);
+      const index = deps
+        .engine()
+        .all()
+        .find((i) => i.record.uuid === job.input.uuid);
       // Dropped (or dropped and re-created) since it was queued: nothing to merge.
       if (!index) return { merged: false };
       const segmentsBefore = index.segments.length;

@@ -101,7 +101,16 @@ export function embedCorpusLsa(model: CorpusLsaModel, text: string, analyzers: r
 
 /** Bytes for LMDB: a length-prefixed JSON header (with the terms in row order), then idf and vectors as float32. */
 export function encodeCorpusLsa(model: CorpusLsaModel): Buffer {
-  const header = Buffer.from(JSON.stringify({ model: model.model, dims: model.dims, rank: model.rank, docCount: model.docCount, trainedAt: model.trainedAt, terms: [...model.terms.keys()] }));
+  const header = Buffer.from(
+    JSON.stringify({
+      model: model.model,
+      dims: model.dims,
+      rank: model.rank,
+      docCount: model.docCount,
+      trainedAt: model.trainedAt,
+      terms: [...model.terms.keys()],
+    }),
+  );
   const padded = Math.ceil((4 + header.length) / 4) * 4;
   const out = Buffer.alloc(padded + 4 * (model.idf.length + model.vectors.length));
   out.writeUInt32LE(header.length, 0);

@@ -2,10 +2,15 @@ import { TesseraError } from 'tessera/plugin';
 
 export class SearchTimeoutError extends TesseraError {
   constructor(budgetMs: number) {
-    super('search_timeout', 503, `The search did not finish within its time budget of ${budgetMs} ms (plugin option searchTimeoutMs); narrow it (a filter, fewer sort keys, a smaller size) or raise the budget.`, {
-      details: { budgetMs },
-      headers: { 'retry-after': '1' },
-    });
+    super(
+      'search_timeout',
+      503,
+      `The search did not finish within its time budget of ${budgetMs} ms (plugin option searchTimeoutMs); narrow it (a filter, fewer sort keys, a smaller size) or raise the budget.`,
+      {
+        details: { budgetMs },
+        headers: { 'retry-after': '1' },
+      },
+    );
     this.name = 'SearchTimeoutError';
   }
 }

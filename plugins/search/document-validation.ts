@@ -264,7 +264,8 @@ export function prepareDocument(raw: unknown, mappings: Record<string, FieldMapp
     if (id === '.' || id === '..') return fail('invalid_document_id', `id must not be "${id}" (a dot segment in URLs)`, 'id');
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f]/.test(id)) return fail('invalid_document_id', 'id must not contain control characters (U+0000 to U+001F)', 'id');
-    if (!(id as string & { isWellFormed(): boolean }).isWellFormed()) return fail('invalid_document_id', 'id must be well-formed Unicode (it holds a lone surrogate)', 'id');
+    if (!(id as string & { isWellFormed(): boolean }).isWellFormed())
+      return fail('invalid_document_id', 'id must be well-formed Unicode (it holds a lone surrogate)', 'id');
     if (Buffer.byteLength(id, 'utf8') > maxIdBytes) return fail('invalid_document_id', `id is longer than ${maxIdBytes} bytes in UTF-8`, 'id');
     source.id = id;
   }

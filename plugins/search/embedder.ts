@@ -135,10 +135,15 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
             throw new EmbedderError(`Embedder "${name}" answered HTTP ${res.status} with a body that is not JSON.`, { embedder: name, status: res.status });
           }
           const data = Array.isArray(body?.data) ? body.data : [];
-          if (data.length !== input.length) throw new EmbedderError(`Embedder "${name}" returned ${data.length} embeddings for ${input.length} inputs.`, { embedder: name });
+          if (data.length !== input.length)
+            throw new EmbedderError(`Embedder "${name}" returned ${data.length} embeddings for ${input.length} inputs.`, { embedder: name });
           const vectors = [...data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
           const bad = vectors.find((v) => !Array.isArray(v) || v.length !== options.dims || v.some((x) => !Number.isFinite(x)));
-          if (bad) throw new EmbedderError(`Embedder "${name}" returned vectors of ${Array.isArray(bad) ? bad.length : 'no'} dimensions; the index has vectorDimensions ${options.dims}.`, { embedder: name });
+          if (bad)
+            throw new EmbedderError(
+              `Embedder "${name}" returned vectors of ${Array.isArray(bad) ? bad.length : 'no'} dimensions; the index has vectorDimensions ${options.dims}.`,
+              { embedder: name },
+            );
           return vectors;
         }
         options.onUpstreamError?.({ embedder: name, status: res.status, body: text.slice(0, 2000) });
@@ -203,7 +208,10 @@ export class EmbedderCatalog {
       }
       const dims = this.configs[e]!.dimensions;
       if (dims !== undefined && settings.vectorDimensions !== undefined && dims !== settings.vectorDimensions) {
-        throw new EmbedderNotAllowedError(`settings.embedder: "${e}" makes vectors of ${dims} dimensions; the index has vectorDimensions ${settings.vectorDimensions}.`, { path: 'settings.embedder', embedder: e, dimensions: dims });
+        throw new EmbedderNotAllowedError(
+          `settings.embedder: "${e}" makes vectors of ${dims} dimensions; the index has vectorDimensions ${settings.vectorDimensions}.`,
+          { path: 'settings.embedder', embedder: e, dimensions: dims },
+        );
       }
       return;
     }
@@ -221,7 +229,10 @@ export class EmbedderCatalog {
     if (!config) {
       return {
         name,
-        embed: () => Promise.reject(new EmbedderError(`Embedder "${name}" is not defined in this deployment's manifest (plugins.search.options.embedders).`, { embedder: name })),
+        embed: () =>
+          Promise.reject(
+            new EmbedderError(`Embedder "${name}" is not defined in this deployment's manifest (plugins.search.options.embedders).`, { embedder: name }),
+          ),
       };
     }
     return this.remote(name, config, dims);

@@ -47,13 +47,20 @@ function fieldType(field: string, mappings: Record<string, FieldMapping>, path: 
 
 function value(type: FilterFieldType, raw: unknown, path: string): FilterValue {
   let v: FilterValue | undefined;
-  if (type === 'keyword') v = typeof raw === 'string' || typeof raw === 'boolean' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
+  if (type === 'keyword')
+    v = typeof raw === 'string' || typeof raw === 'boolean' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
   else if (type === 'id') v = typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
   else if (type === 'number') v = typeof raw === 'number' && Number.isFinite(raw) ? raw : undefined;
   else if (type === 'date') v = parseDate(raw);
   else v = typeof raw === 'boolean' ? raw : undefined;
   if (v === undefined) {
-    const expected = { keyword: 'a string, number or boolean', id: 'a string or number', number: 'a finite number', date: 'an ISO 8601 date or epoch milliseconds', boolean: 'a boolean' }[type];
+    const expected = {
+      keyword: 'a string, number or boolean',
+      id: 'a string or number',
+      number: 'a finite number',
+      date: 'an ISO 8601 date or epoch milliseconds',
+      boolean: 'a boolean',
+    }[type];
     throw new InvalidFilterError(path, `expected ${expected}, got ${JSON.stringify(raw) ?? String(raw)}`);
   }
   return v;
@@ -98,11 +105,13 @@ function parseNode(raw: unknown, mappings: Record<string, FieldMapping>, path: s
     case 'range': {
       const [field, bounds] = single(operand, at);
       const type = fieldType(field, mappings, `${at}.${field}`);
-      if (type !== 'number' && type !== 'date') throw new InvalidFilterError(`${at}.${field}`, `range applies to number and date fields; "${field}" is ${type}`);
+      if (type !== 'number' && type !== 'date')
+        throw new InvalidFilterError(`${at}.${field}`, `range applies to number and date fields; "${field}" is ${type}`);
       if (!isPlainObject(bounds)) throw new InvalidFilterError(`${at}.${field}`, 'expected {gt?, gte?, lt?, lte?}');
       const node: Extract<FilterNode, { op: 'range' }> = { op, field, type };
       for (const [bound, v] of Object.entries(bounds)) {
-        if (!(rangeBounds as readonly string[]).includes(bound)) throw new InvalidFilterError(`${at}.${field}.${bound}`, 'unknown bound; expected gt, gte, lt or lte');
+        if (!(rangeBounds as readonly string[]).includes(bound))
+          throw new InvalidFilterError(`${at}.${field}.${bound}`, 'unknown bound; expected gt, gte, lt or lte');
         node[bound as (typeof rangeBounds)[number]] = value(type, v, `${at}.${field}.${bound}`) as number;
       }
       if (Object.keys(bounds).length === 0) throw new InvalidFilterError(`${at}.${field}`, 'expected at least one of gt, gte, lt, lte');
@@ -147,8 +156,10 @@ type Interval = { lo: number; loOpen: boolean; hi: number; hiOpen: boolean };
 
 function interval(node: Extract<FilterNode, { op: 'range' }>): Interval {
   return {
-    lo: node.gt ?? node.gte ?? -Infinity, loOpen: node.gt !== undefined,
-    hi: node.lt ?? node.lte ?? Infinity, hiOpen: node.lt !== undefined,
+    lo: node.gt ?? node.gte ?? -Infinity,
+    loOpen: node.gt !== undefined,
+    hi: node.lt ?? node.lte ?? Infinity,
+    hiOpen: node.lt !== undefined,
   };
 }
 
@@ -183,9 +194,7 @@ function evaluateLeaf(node: Exclude<FilterNode, { op: 'and' | 'or' | 'not' }>, c
     const column = columns.numeric(node.field);
     if (!column) return set;
     const [min, max] = column instanceof Float64Array ? [column, column] : [column.min, column.max];
-    const ranges: Interval[] = node.op === 'range'
-      ? [interval(node)]
-      : (values as number[]).map((v) => ({ lo: v, loOpen: false, hi: v, hiOpen: false }));
+    const ranges: Interval[] = node.op === 'range' ? [interval(node)] : (values as number[]).map((v) => ({ lo: v, loOpen: false, hi: v, hiOpen: false }));
     for (const r of ranges) {
       for (let ord = 0; ord < docCount; ord++) if (aboveLo(max[ord]!, r) && belowHi(min[ord]!, r)) add(set, ord);
     }

@@ -11,8 +11,21 @@ const combiningDiacritics = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20
 
 /** Letters that carry their "accent" in the letter itself, so decomposition leaves them alone. */
 const letterFolds: Readonly<Record<string, string>> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't', ŀ: 'l',
-  '\u2018': "'", '\u2019': "'", '\u02bc': "'",
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+  ŀ: 'l',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u02bc': "'",
 };
 const letterFoldPattern = new RegExp(`[${Object.keys(letterFolds).join('')}]`, 'g');
 

@@ -35,7 +35,13 @@ export class GeoGrid {
     const set = emptySet(this.count);
     const lat0 = Math.floor(box.minLat);
     const lat1 = Math.min(Math.floor(box.maxLat), 89);
-    const lonRanges: Array<[number, number]> = box.minLon <= box.maxLon ? [[box.minLon, box.maxLon]] : [[box.minLon, 180], [-180, box.maxLon]];
+    const lonRanges: Array<[number, number]> =
+      box.minLon <= box.maxLon
+        ? [[box.minLon, box.maxLon]]
+        : [
+            [box.minLon, 180],
+            [-180, box.maxLon],
+          ];
     for (let la = Math.max(lat0, -90); la <= lat1; la++) {
       for (const [from, to] of lonRanges) {
         for (let lo = Math.floor(from); lo <= Math.min(Math.floor(to), 179); lo++) {

@@ -175,7 +175,9 @@ export function highlightDocument(
     const fieldTerms = own ?? terms;
     if (fieldTerms.size === 0) continue;
     const resolved = typeof analyzer === 'string' ? getAnalyzer(analyzer) : analyzer;
-    const texts = valuesAtPath(source, field).flat(Infinity).filter((v): v is string => typeof v === 'string' && v !== '');
+    const texts = valuesAtPath(source, field)
+      .flat(Infinity)
+      .filter((v): v is string => typeof v === 'string' && v !== '');
     const fragments = texts.flatMap((text, value) => fragmentsOf(text, resolved, fieldTerms, options).map((f) => ({ ...f, value })));
     if (fragments.length === 0) continue;
     result[field] = selectBest(fragments, count)

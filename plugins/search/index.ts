@@ -32,11 +32,31 @@ export default definePlugin({
     { code: 'index_not_found', status: 404, when: 'No index has that name.' },
     { code: 'index_exists', status: 409, when: 'An index with that name already exists.' },
     { code: 'document_not_found', status: 404, when: 'The index has no document with that id.' },
-    { code: 'invalid_geo_query', status: 400, when: '`mode: "geo"` without a valid `geo` (lat in [-90, 90], lon in [-180, 180], a radius such as "5km" or a boundingBox), or with a field that is not a geo_point; `details.path` says where.' },
-    { code: 'embedding_failed', status: 502, when: 'The autoEmbed embedder failed after retries (per document in `errors[]` on ingest; the whole request for a query `q`); the message names the embedder and the HTTP status, "unreachable" or "timed out". What the endpoint answered goes to the server log only.' },
-    { code: 'reindex_failed', status: 422, when: 'A PATCH whose re-index some stored documents do not fit (a new mapping their values do not match); `details.documents` lists the first 100 with the reason. Nothing changed.' },
-    { code: 'embedder_not_allowed', status: 400, when: '`settings.embedder` carries an endpoint (`baseUrl`, `apiKeyEnv`) instead of naming an embedder of `plugins.search.options.embedders`, names one the manifest does not define, or one whose `dimensions` differ from `vectorDimensions`.' },
-    { code: 'vector_required', status: 400, when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.' },
+    {
+      code: 'invalid_geo_query',
+      status: 400,
+      when: '`mode: "geo"` without a valid `geo` (lat in [-90, 90], lon in [-180, 180], a radius such as "5km" or a boundingBox), or with a field that is not a geo_point; `details.path` says where.',
+    },
+    {
+      code: 'embedding_failed',
+      status: 502,
+      when: 'The autoEmbed embedder failed after retries (per document in `errors[]` on ingest; the whole request for a query `q`); the message names the embedder and the HTTP status, "unreachable" or "timed out". What the endpoint answered goes to the server log only.',
+    },
+    {
+      code: 'reindex_failed',
+      status: 422,
+      when: 'A PATCH whose re-index some stored documents do not fit (a new mapping their values do not match); `details.documents` lists the first 100 with the reason. Nothing changed.',
+    },
+    {
+      code: 'embedder_not_allowed',
+      status: 400,
+      when: '`settings.embedder` carries an endpoint (`baseUrl`, `apiKeyEnv`) instead of naming an embedder of `plugins.search.options.embedders`, names one the manifest does not define, or one whose `dimensions` differ from `vectorDimensions`.',
+    },
+    {
+      code: 'vector_required',
+      status: 400,
+      when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.',
+    },
   ],
   setup(ctx) {
     const background = searchJobs({
@@ -54,7 +74,14 @@ export default definePlugin({
       },
       onUpstreamError: (detail) => ctx.log.warn(detail, 'embedding endpoint failed'),
     });
-    const engine = new SearchEngine({ store: ctx.store, kernels: () => ctx.kernels, log: ctx.log, graphBuilds: background.graphBuilds, embedders, reindexes: background.reindexes });
+    const engine = new SearchEngine({
+      store: ctx.store,
+      kernels: () => ctx.kernels,
+      log: ctx.log,
+      graphBuilds: background.graphBuilds,
+      embedders,
+      reindexes: background.reindexes,
+    });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
     engine.onWrite = (index) => background.scheduleMerge(index);

@@ -60,7 +60,9 @@ export const fieldMappingInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['analyzer'], message: `an analyzer applies to text fields only, not ${m.type}` });
     } else if (!isAnalyzerName(m.analyzer)) {
       ctx.addIssue({
-        code: 'custom', path: ['analyzer'], params: { code: 'unknown_analyzer' },
+        code: 'custom',
+        path: ['analyzer'],
+        params: { code: 'unknown_analyzer' },
         message: `unknown analyzer "${m.analyzer}"; expected one of: ${analyzerNames.join(', ')}`,
       });
     }
@@ -68,9 +70,7 @@ export const fieldMappingInputSchema = z
 
 /** Fills the defaults: `index: true`, and `analyzer: 'standard'` for text. */
 export function normaliseFieldMapping(m: FieldMappingInput): FieldMapping {
-  return m.type === 'text'
-    ? { type: 'text', analyzer: m.analyzer ?? 'standard', index: m.index ?? true }
-    : { type: m.type, index: m.index ?? true };
+  return m.type === 'text' ? { type: 'text', analyzer: m.analyzer ?? 'standard', index: m.index ?? true } : { type: m.type, index: m.index ?? true };
 }
 
 export const fieldMappingSchema = fieldMappingInputSchema.transform(normaliseFieldMapping);
@@ -166,7 +166,10 @@ const settingsShape = {
       baseUrl: z.string().url(),
       model: z.string().min(1),
       /** Environment variable holding the API key (the key itself is never stored). */
-      apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .optional(),
       batchSize: z.number().int().min(1).max(2048).default(64),
     }),
   ]),
@@ -226,9 +229,7 @@ function issuePath(path: PropertyKey[]): string {
 function toFieldIssues(issues: z.core.$ZodIssue[]): FieldIssue[] {
   return issues.map((issue) => {
     const code = (issue as { params?: { code?: string } }).params?.code;
-    return code === undefined
-      ? { path: issuePath(issue.path), message: issue.message }
-      : { path: issuePath(issue.path), message: issue.message, code };
+    return code === undefined ? { path: issuePath(issue.path), message: issue.message } : { path: issuePath(issue.path), message: issue.message, code };
   });
 }
 

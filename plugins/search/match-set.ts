@@ -102,13 +102,14 @@ export function matchSet(node: QueryNode, seg: SegmentData, scope: FieldScope, m
           for (const s of sets) orInPlace(should, s);
         } else {
           const counts = new Uint16Array(n);
-          for (const s of sets) for (let w = 0; w < s.length; w++) {
-            let v = s[w]!;
-            while (v !== 0) {
-              counts[w * 32 + (31 - Math.clz32(v & -v))]!++;
-              v &= v - 1;
+          for (const s of sets)
+            for (let w = 0; w < s.length; w++) {
+              let v = s[w]!;
+              while (v !== 0) {
+                counts[w * 32 + (31 - Math.clz32(v & -v))]!++;
+                v &= v - 1;
+              }
             }
-          }
           should = emptySet(n);
           for (let d = 0; d < n; d++) if (counts[d]! >= need) add(should, d);
         }

@@ -22,9 +22,7 @@ const MAX_DEPTH = 32;
 
 type Occur = 'default' | 'must' | 'mustNot';
 type Syntax =
-  | { kind: 'word' | 'phrase'; text: string; field?: string }
-  | { kind: 'group'; items: Element[]; field?: string }
-  | { kind: 'and' | 'or'; operands: Element[] };
+  { kind: 'word' | 'phrase'; text: string; field?: string } | { kind: 'group'; items: Element[]; field?: string } | { kind: 'and' | 'or'; operands: Element[] };
 interface Element {
   occur: Occur;
   syntax: Syntax;

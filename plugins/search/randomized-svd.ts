@@ -19,10 +19,12 @@ function makePause(sliceMs = 10): () => Promise<void> | undefined {
   return () => {
     const now = performance.now();
     if (now - last < sliceMs) return undefined;
-    return new Promise<void>((resolve) => setImmediate(() => {
-      last = performance.now();
-      resolve();
-    }));
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        last = performance.now();
+        resolve();
+      }),
+    );
   };
 }
 
@@ -46,7 +48,8 @@ export async function randomizedSvd(A: SparseColumns, rank: number, seed: number
       await pause();
       for (let c = 0; c < n; c++) {
         const z = Z[j * n + c]!;
-        const rows = A.rows[c]!, values = A.values[c]!;
+        const rows = A.rows[c]!,
+          values = A.values[c]!;
         for (let i = 0; i < rows.length; i++) Y[j * m + rows[i]!]! += values[i]! * z;
       }
     }
@@ -56,7 +59,8 @@ export async function randomizedSvd(A: SparseColumns, rank: number, seed: number
     for (let j = 0; j < l; j++) {
       await pause();
       for (let c = 0; c < n; c++) {
-        const rows = A.rows[c]!, values = A.values[c]!;
+        const rows = A.rows[c]!,
+          values = A.values[c]!;
         let s = 0;
         for (let i = 0; i < rows.length; i++) s += values[i]! * Y[j * m + rows[i]!]!;
         Z[j * n + c] = s;
@@ -134,7 +138,9 @@ async function orthonormalise(Y: Float64Array, rows: number, cols: number, passe
 
 /** Cyclic Jacobi on a symmetric n x n matrix (row-major, overwritten): eigenvalues and eigenvectors (columns). */
 export async function symmetricEigen(
-  A: Float64Array, n: number, pause: () => Promise<void> | undefined = () => undefined,
+  A: Float64Array,
+  n: number,
+  pause: () => Promise<void> | undefined = () => undefined,
 ): Promise<{ values: Float64Array; vectors: Float64Array }> {
   const V = new Float64Array(n * n);
   for (let i = 0; i < n; i++) V[i * n + i] = 1;
@@ -154,17 +160,20 @@ export async function symmetricEigen(
         const c = 1 / Math.sqrt(t * t + 1);
         const s = t * c;
         for (let r = 0; r < n; r++) {
-          const arp = A[r * n + p]!, arq = A[r * n + q]!;
+          const arp = A[r * n + p]!,
+            arq = A[r * n + q]!;
           A[r * n + p] = c * arp - s * arq;
           A[r * n + q] = s * arp + c * arq;
         }
         for (let r = 0; r < n; r++) {
-          const apr = A[p * n + r]!, aqr = A[q * n + r]!;
+          const apr = A[p * n + r]!,
+            aqr = A[q * n + r]!;
           A[p * n + r] = c * apr - s * aqr;
           A[q * n + r] = s * apr + c * aqr;
         }
         for (let r = 0; r < n; r++) {
-          const vrp = V[r * n + p]!, vrq = V[r * n + q]!;
+          const vrp = V[r * n + p]!,
+            vrq = V[r * n + q]!;
           V[r * n + p] = c * vrp - s * vrq;
           V[r * n + q] = s * vrp + c * vrq;
         }

@@ -7,7 +7,12 @@ import { describe, DocumentNotFoundError, type SearchEngine } from './search-eng
 import { runSearch, searchQuerySchema } from './search.js';
 
 const deleteByQuerySchema = z.union([
-  z.strictObject({ ids: z.array(z.union([z.string(), z.number()])).min(1).max(100_000) }),
+  z.strictObject({
+    ids: z
+      .array(z.union([z.string(), z.number()]))
+      .min(1)
+      .max(100_000),
+  }),
   z.strictObject({ filter: z.unknown() }),
 ]);
 

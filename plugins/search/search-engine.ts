@@ -85,7 +85,14 @@ export class SearchEngine {
     }
   }
 
-  constructor(deps: { store: StoreNamespace; kernels: () => KernelRunner; log: Logger; graphBuilds?: GraphBuildRunner; embedders?: EmbedderCatalog; reindexes?: ReindexRunner }) {
+  constructor(deps: {
+    store: StoreNamespace;
+    kernels: () => KernelRunner;
+    log: Logger;
+    graphBuilds?: GraphBuildRunner;
+    embedders?: EmbedderCatalog;
+    reindexes?: ReindexRunner;
+  }) {
     this.store = deps.store;
     this.reindexes = deps.reindexes ?? directReindex;
     this.embedders = deps.embedders ?? new EmbedderCatalog();
@@ -133,7 +140,10 @@ export class SearchEngine {
     }
     const missing = [...this.indexes.values()].filter((i) => typeof i.record.settings.embedder === 'string' && !this.embedders.has(i.record.settings.embedder));
     if (missing.length > 0) {
-      this.log.warn({ indexes: missing.map((i) => `${i.record.tenant}/${i.name}:${String(i.record.settings.embedder)}`) }, 'indexes name embedders this manifest does not define; embedding fails for them until it does');
+      this.log.warn(
+        { indexes: missing.map((i) => `${i.record.tenant}/${i.name}:${String(i.record.settings.embedder)}`) },
+        'indexes name embedders this manifest does not define; embedding fails for them until it does',
+      );
     }
   }
 
@@ -154,7 +164,10 @@ export class SearchEngine {
 
   /** The tenant's indexes, by name. */
   list(tenant: string): IndexDefinition[] {
-    return [...this.indexes.values()].filter((i) => i.record.tenant === tenant).sort((a, b) => a.name.localeCompare(b.name)).map(describe);
+    return [...this.indexes.values()]
+      .filter((i) => i.record.tenant === tenant)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map(describe);
   }
 
   /** Every index of every tenant (merges, metrics). */
@@ -179,7 +192,16 @@ export class SearchEngine {
     const key = keyOf(tenant, name);
     if (this.indexes.has(key)) throw new ConflictError('index_exists', `Index "${name}" already exists.`, { details: { index: name } });
     const now = new Date().toISOString();
-    const record: IndexRecord = { tenant, name, uuid: randomUUID(), mappings: input.mappings, settings: input.settings, createdAt: now, updatedAt: now, nextSegment: 1 };
+    const record: IndexRecord = {
+      tenant,
+      name,
+      uuid: randomUUID(),
+      mappings: input.mappings,
+      settings: input.settings,
+      createdAt: now,
+      updatedAt: now,
+      nextSegment: 1,
+    };
     // Claim the name before the write so two concurrent creates cannot both succeed.
     const index = this.open(record);
     this.indexes.set(key, index);
@@ -200,7 +222,10 @@ export class SearchEngine {
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
     if (settings) checkAutoEmbed(settings.settings);
     // An index stored with an inline endpoint keeps it through PATCHes of other settings.
-    if (settings && (input.settings!.embedder !== undefined || (input.settings!.vectorDimensions !== undefined && typeof settings.settings.embedder === 'string'))) {
+    if (
+      settings &&
+      (input.settings!.embedder !== undefined || (input.settings!.vectorDimensions !== undefined && typeof settings.settings.embedder === 'string'))
+    ) {
       this.embedders.check(settings.settings);
     }
     // Another embedder (or builtin model) makes vectors that the stored ones cannot be compared with.

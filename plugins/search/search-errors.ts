@@ -26,11 +26,9 @@ export class InvalidMappingError extends InputError {
 
 export class MappingConflictError extends ConflictError {
   constructor(field: string, from: string, to: string) {
-    super(
-      'mapping_conflict',
-      `Field "${field}" is mapped as ${from}; it cannot become ${to} (create a new index and reindex instead)`,
-      { details: { field, from, to } },
-    );
+    super('mapping_conflict', `Field "${field}" is mapped as ${from}; it cannot become ${to} (create a new index and reindex instead)`, {
+      details: { field, from, to },
+    });
     this.name = 'MappingConflictError';
   }
 }
@@ -63,12 +61,12 @@ export const searchErrorCodes: ErrorCodeDoc[] = [
   {
     code: 'mapping_conflict',
     status: 409,
-    when: 'A mapping change would change an existing field\'s type; `details` is `{field, from, to}`. Adding fields, or changing a field\'s analyzer or `index` flag (which reindexes), is allowed.',
+    when: "A mapping change would change an existing field's type; `details` is `{field, from, to}`. Adding fields, or changing a field's analyzer or `index` flag (which reindexes), is allowed.",
   },
   {
     code: 'validation_failed',
     status: 400,
-    when: 'A document value does not match its field\'s mapping (per document, in `errors[]`, with the field path), or index settings are invalid (`details.issues`).',
+    when: "A document value does not match its field's mapping (per document, in `errors[]`, with the field path), or index settings are invalid (`details.issues`).",
   },
   {
     code: 'invalid_document',

@@ -34,12 +34,15 @@ export interface GeoSearchQuery {
 const invalid = (message: string, path: string): InputError => new InputError('invalid_geo_query', message, { details: { path } });
 
 function geoField(index: SearchIndex, requested: string | undefined): string {
-  const fields = Object.entries(index.record.mappings).filter(([, m]) => m.type === 'geo_point').map(([f]) => f);
+  const fields = Object.entries(index.record.mappings)
+    .filter(([, m]) => m.type === 'geo_point')
+    .map(([f]) => f);
   if (requested !== undefined) {
     if (!fields.includes(requested)) throw invalid(`"${requested}" is not a geo_point field of index "${index.name}".`, 'geo.field');
     return requested;
   }
-  if (fields.length !== 1) throw invalid(`Name the geo_point field in geo.field (the index has ${fields.length === 0 ? 'none' : fields.join(', ')}).`, 'geo.field');
+  if (fields.length !== 1)
+    throw invalid(`Name the geo_point field in geo.field (the index has ${fields.length === 0 ? 'none' : fields.join(', ')}).`, 'geo.field');
   return fields[0]!;
 }
 
@@ -56,7 +59,11 @@ function inRange(lat: unknown, lon: unknown, path: string): { lat: number; lon: 
  * (from the centre, or from the box's centre). The grid prefilter picks the candidate cells; the
  * geo kernel computes haversine distances; `q` and `filter` narrow the candidates exactly.
  */
-export async function searchGeo(index: SearchIndex, runner: KernelRunner, query: GeoSearchQuery): Promise<{ total: number; hits: Array<Hit & { distanceMeters: number }> }> {
+export async function searchGeo(
+  index: SearchIndex,
+  runner: KernelRunner,
+  query: GeoSearchQuery,
+): Promise<{ total: number; hits: Array<Hit & { distanceMeters: number }> }> {
   const field = geoField(index, query.geo.field);
   const projection = compileProjection(query.projection, query.select);
   let centre: { lat: number; lon: number };
@@ -76,7 +83,10 @@ export async function searchGeo(index: SearchIndex, runner: KernelRunner, query:
     radiusMeters = query.geo.radius === undefined ? undefined : parseDistance(query.geo.radius);
     if (radiusMeters === undefined) throw invalid('geo needs a radius ("5km", "300m" or metres) or a boundingBox.', 'geo.radius');
     if (radiusMeters > maxRadiusMeters) {
-      throw invalid(`geo.radius is ${radiusMeters} m; the largest useful radius is ${maxRadiusMeters} m (about 20,038 km, half the Earth's circumference, which covers every point).`, 'geo.radius');
+      throw invalid(
+        `geo.radius is ${radiusMeters} m; the largest useful radius is ${maxRadiusMeters} m (about 20,038 km, half the Earth's circumference, which covers every point).`,
+        'geo.radius',
+      );
     }
     box = circleBox(centre.lat, centre.lon, radiusMeters);
   }
@@ -117,7 +127,13 @@ export async function searchGeo(index: SearchIndex, runner: KernelRunner, query:
     const source = index.getDocument(r.id);
     if (!source) continue;
     // Nearer is better: a score in (0, 1], 1 at the centre, for clients that sort or fuse by score.
-    hits.push({ id: r.id, score: 1 / (1 + r.distance / 1000), source: projectSource(source, projection), highlight: highlight ? highlight(source) : {}, distanceMeters: Math.round(r.distance * 100) / 100 });
+    hits.push({
+      id: r.id,
+      score: 1 / (1 + r.distance / 1000),
+      source: projectSource(source, projection),
+      highlight: highlight ? highlight(source) : {},
+      distanceMeters: Math.round(r.distance * 100) / 100,
+    });
   }
   return { total: found.length, hits };
 }

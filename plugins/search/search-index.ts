@@ -19,7 +19,6 @@ import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, typ
 import { mergeSegmentData } from './segment-merge.js';
 import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
 
-
 /** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
 export interface IndexRecord {
   /** The tenant that owns the index; its name is unique within the tenant. */
@@ -163,7 +162,18 @@ export class SearchIndex {
   /** This index's builds not yet finished. */
   private readonly pendingBuilds = new Set<Promise<void>>();
 
-  constructor(record: IndexRecord, deps: { dbs: IndexDatabases; store: StoreNamespace; kernels: () => KernelRunner; log: Logger; onWrite?: (index: SearchIndex, change: WriteChange) => void; graphBuilds?: GraphBuildRunner; embedders?: EmbedderCatalog }) {
+  constructor(
+    record: IndexRecord,
+    deps: {
+      dbs: IndexDatabases;
+      store: StoreNamespace;
+      kernels: () => KernelRunner;
+      log: Logger;
+      onWrite?: (index: SearchIndex, change: WriteChange) => void;
+      graphBuilds?: GraphBuildRunner;
+      embedders?: EmbedderCatalog;
+    },
+  ) {
     this.record = record;
     this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
     this.embedders = deps.embedders ?? new EmbedderCatalog();
@@ -206,7 +216,10 @@ export class SearchIndex {
   }
 
   private termStatistics(record: IndexRecord = this.record): EmbeddingCorpus {
-    return termStatistics(this.segments, this.textFields(record).map((field) => ({ field, analyzer: this.analyzerFor(field, record) })));
+    return termStatistics(
+      this.segments,
+      this.textFields(record).map((field) => ({ field, analyzer: this.analyzerFor(field, record) })),
+    );
   }
 
   /** Whether the index embeds with a model trained from its documents (corpus-lsa-v1). */
@@ -221,9 +234,13 @@ export class SearchIndex {
    */
   async retrainEmbedder(): Promise<void> {
     if (!this.trainsEmbedder()) {
-      throw new InputError('validation_failed', `Index "${this.record.name}" does not embed with a trained model; set settings.autoEmbed and settings.embedder {"type": "builtin", "model": "${CORPUS_LSA_V1}"}.`, {
-        details: { issues: [{ path: 'settings.embedder.model', message: `must be ${CORPUS_LSA_V1} to train` }] },
-      });
+      throw new InputError(
+        'validation_failed',
+        `Index "${this.record.name}" does not embed with a trained model; set settings.autoEmbed and settings.embedder {"type": "builtin", "model": "${CORPUS_LSA_V1}"}.`,
+        {
+          details: { issues: [{ path: 'settings.embedder.model', message: `must be ${CORPUS_LSA_V1} to train` }] },
+        },
+      );
     }
     await this.reindex();
   }
@@ -257,7 +274,10 @@ export class SearchIndex {
     if (data.vectors && data.docCount > 0) {
       const rows = prepareRows(data.vectors.data, data.vectors.dims, this.record.settings.vectorMetric ?? 'cosine');
       if (rows.zeroed > 0) {
-        this.log.warn({ index: this.record.name, segment: id, rows: rows.zeroed }, 'vectors outside float32 range stored by an earlier version were zeroed; re-send those documents');
+        this.log.warn(
+          { index: this.record.name, segment: id, rows: rows.zeroed },
+          'vectors outside float32 range stored by an earlier version were zeroed; re-send those documents',
+        );
       }
       vectors = runner.loadVectors(rows.data, { dims: data.vectors.dims, quantize });
     }
@@ -300,7 +320,10 @@ export class SearchIndex {
         premade = runner.createHnswGraph(vectors, { metric, m: hnsw.m, efConstruction: hnsw.efConstruction, seed: segId, from: seed });
         state.inserted = runner.hnswInserted(premade);
       } catch (err) {
-        this.log.warn({ index: this.record.name, segment: segId, err: (err as Error).message }, 'merged segment graph cannot start from its largest part; building it whole');
+        this.log.warn(
+          { index: this.record.name, segment: segId, err: (err as Error).message },
+          'merged segment graph cannot start from its largest part; building it whole',
+        );
       }
     }
     const label = { tenant: this.record.tenant, index: this.record.name, segment: segId, nodes: vectors.count };
@@ -316,7 +339,15 @@ export class SearchIndex {
   }
 
   /** Never throws: a failed build leaves the segment scanned, and the queue goes on. */
-  private async buildGraph(segId: number, state: SegmentGraph, vectors: VectorBlock, hnsw: HnswSettings, metric: Metric, premade: HnswGraphBlock | undefined, inserted: (n: number) => void): Promise<void> {
+  private async buildGraph(
+    segId: number,
+    state: SegmentGraph,
+    vectors: VectorBlock,
+    hnsw: HnswSettings,
+    metric: Metric,
+    premade: HnswGraphBlock | undefined,
+    inserted: (n: number) => void,
+  ): Promise<void> {
     const runner = this.kernels();
     const uuid = this.record.uuid;
     const started = performance.now();
@@ -335,10 +366,16 @@ export class SearchIndex {
       // Seeded by the segment id: the same documents in the same segment build the same graph.
       block ??= runner.createHnswGraph(vectors, { metric, m: hnsw.m, efConstruction: hnsw.efConstruction, seed: segId });
       // An int8 index builds on its codes too: 2.3x faster on mnist10k for the same recall.
-      await runner.buildHnsw({ graph: block, vectors, signal: state.abort.signal, onProgress: (n) => {
+      await runner.buildHnsw({
+        graph: block,
+        vectors,
+        signal: state.abort.signal,
+        onProgress: (n) => {
           state.inserted = n;
           inserted(n);
-        }, quantized: vectors.int8 !== null });
+        },
+        quantized: vectors.int8 !== null,
+      });
       if (!state.abort.signal.aborted) await this.dbs.graphs.put([uuid, segId], Buffer.from(runner.hnswGraphBytes(block)));
       if (state.abort.signal.aborted) {
         // The segment was merged or dropped meanwhile; its graph row may just have been written.
@@ -410,14 +447,20 @@ export class SearchIndex {
 
   /** The text autoEmbed embeds: the document's mapped text fields, in mapping order. */
   private embeddableText(fields: Record<string, { type: string; values: unknown[] }>, record: IndexRecord = this.record): string {
-    return this.textFields(record).flatMap((f) => (fields[f]?.values ?? []).map(String)).join('\n');
+    return this.textFields(record)
+      .flatMap((f) => (fields[f]?.values ?? []).map(String))
+      .join('\n');
   }
 
   /**
    * Give documents without their own `_vector` an embedding (autoEmbed). Returns the documents
    * whose embedding failed, with the reason; the others have `vector` set.
    */
-  private async embedMissing(docs: IndexableDocument[], corpus = this.embeddingCorpus(), record: IndexRecord = this.record): Promise<Map<IndexableDocument, string>> {
+  private async embedMissing(
+    docs: IndexableDocument[],
+    corpus = this.embeddingCorpus(),
+    record: IndexRecord = this.record,
+  ): Promise<Map<IndexableDocument, string>> {
     const failed = new Map<IndexableDocument, string>();
     const embedder = embedderFor(record.settings, corpus, this.embedders);
     if (!embedder) return failed;
@@ -459,7 +502,11 @@ export class SearchIndex {
       let inferred: Record<string, FieldMapping> | undefined;
       raw.forEach((item, position) => {
         const mappings = inferred ? { ...this.record.mappings, ...inferred } : this.record.mappings;
-        const prepared = prepareDocument(item, mappings, { dynamic: this.record.settings.dynamic, vectorDimensions: this.record.settings.vectorDimensions, vectorMetric: this.record.settings.vectorMetric ?? 'cosine' });
+        const prepared = prepareDocument(item, mappings, {
+          dynamic: this.record.settings.dynamic,
+          vectorDimensions: this.record.settings.vectorDimensions,
+          vectorMetric: this.record.settings.vectorMetric ?? 'cosine',
+        });
         if (!prepared.ok) {
           const raw = (item as { id?: unknown } | null)?.id;
           const id = typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
@@ -496,7 +543,10 @@ export class SearchIndex {
 
       if (inferred) this.record = { ...this.record, mappings: { ...this.record.mappings, ...inferred } };
       const analyzers = Object.fromEntries(this.textFields().map((f) => [f, this.analyzerFor(f)]));
-      const data = buildSegment(accepted.map((a) => a.doc), analyzers);
+      const data = buildSegment(
+        accepted.map((a) => a.doc),
+        analyzers,
+      );
       const segId = this.record.nextSegment;
       const uuid = this.record.uuid;
       const now = new Date().toISOString();
@@ -611,7 +661,11 @@ export class SearchIndex {
           const id = seg.data.ids[ord]!;
           const source = this.getDocument(id);
           if (!source) continue;
-          const prepared = prepareDocument(source, next.mappings, { dynamic: false, vectorDimensions: next.settings.vectorDimensions, vectorMetric: next.settings.vectorMetric ?? 'cosine' });
+          const prepared = prepareDocument(source, next.mappings, {
+            dynamic: false,
+            vectorDimensions: next.settings.vectorDimensions,
+            vectorMetric: next.settings.vectorMetric ?? 'cosine',
+          });
           if (prepared.ok) docs.push({ id, fields: prepared.fields as IndexableDocument['fields'], ...(prepared.vector ? { vector: prepared.vector } : {}) });
           else invalid.push({ id, code: prepared.code, message: prepared.message });
         }
@@ -641,7 +695,10 @@ export class SearchIndex {
     const started = performance.now();
     const texts = docs.map((d) => this.embeddableText(d.fields, record)).filter((t) => t.trim() !== '');
     const model = await trainCorpusLsa(texts, this.termStatistics(record).analyzers, record.settings.vectorDimensions!);
-    this.log.info({ index: this.record.name, docs: model.docCount, terms: model.terms.size, rank: model.rank, ms: Math.round(performance.now() - started) }, 'embedder model trained');
+    this.log.info(
+      { index: this.record.name, docs: model.docCount, terms: model.terms.size, rank: model.rank, ms: Math.round(performance.now() - started) },
+      'embedder model trained',
+    );
     return model;
   }
 
@@ -663,7 +720,11 @@ export class SearchIndex {
    * after a re-embed: the term model that made the new segment's vectors (none: remove the stored one).
    */
   private async replaceSegments(
-    selected: readonly LoadedSegment[], data: SegmentData, embedder?: { termModel: CorpusLsaModel | undefined }, graphSeed?: HnswGraphBlock, settled?: IndexRecord,
+    selected: readonly LoadedSegment[],
+    data: SegmentData,
+    embedder?: { termModel: CorpusLsaModel | undefined },
+    graphSeed?: HnswGraphBlock,
+    settled?: IndexRecord,
   ): Promise<void> {
     const uuid = this.record.uuid;
     const segId = this.record.nextSegment;

@@ -147,7 +147,14 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
             if (i === -1) continue;
             const start = text.termStarts[i]!;
             const end = text.termStarts[i + 1]!;
-            terms.push({ postings: runner.postingsView(loaded.postings, start, end - start), docLengths: loaded.lengths, avgdl: avgdl(field), idf: idf(docsTotal, df(field, leaf.term)), boost, term: t });
+            terms.push({
+              postings: runner.postingsView(loaded.postings, start, end - start),
+              docLengths: loaded.lengths,
+              avgdl: avgdl(field),
+              idf: idf(docsTotal, df(field, leaf.term)),
+              boost,
+              term: t,
+            });
           } else {
             const matches = phraseMatches(text, leaf.terms, leaf.positions);
             if (matches.size === 0) continue;
@@ -283,10 +290,20 @@ function sortBy(
         return source === undefined ? undefined : sortKeyOf(valueAt(source, field));
       };
       // Text fields: a column read from the sources when this sort ranks enough of the segment.
-      const column = perSegment[s]! === 0 ? undefined : sourceSortColumn(seg.data, seg.deleted, field, perSegment[s]!, (ord) => {
-        const source = index.sourceAt(seg, ord);
-        return source === undefined ? undefined : valueAt(source, field);
-      }, deadline);
+      const column =
+        perSegment[s]! === 0
+          ? undefined
+          : sourceSortColumn(
+              seg.data,
+              seg.deleted,
+              field,
+              perSegment[s]!,
+              (ord) => {
+                const source = index.sourceAt(seg, ord);
+                return source === undefined ? undefined : valueAt(source, field);
+              },
+              deadline,
+            );
       if (!column) return fromSource;
       return (ord) => {
         const key = column[ord];
@@ -350,14 +367,21 @@ export function parseIndexQuery(
 }
 
 /** Highlights of `fields` for the terms of a query's positive leaves. */
-function highlighterFor(index: SearchIndex, fields: ReadonlyArray<{ field: string }>, leaves: ReadonlyArray<TermQuery | PhraseQuery>): (source: Record<string, unknown>) => Record<string, string[]> {
+function highlighterFor(
+  index: SearchIndex,
+  fields: ReadonlyArray<{ field: string }>,
+  leaves: ReadonlyArray<TermQuery | PhraseQuery>,
+): (source: Record<string, unknown>) => Record<string, string[]> {
   const terms = new Set(leaves.flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
   const targets = fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
   return (source) => (terms.size === 0 ? {} : highlightDocument(source, targets, terms));
 }
 
 /** Highlights for documents found by other means (hybrid and geo search), from the query's keyword terms. */
-export function keywordHighlighter(index: SearchIndex, query: Pick<KeywordQuery, 'q' | 'fields' | 'operator' | 'minimumShouldMatch'>): (source: Record<string, unknown>) => Record<string, string[]> {
+export function keywordHighlighter(
+  index: SearchIndex,
+  query: Pick<KeywordQuery, 'q' | 'fields' | 'operator' | 'minimumShouldMatch'>,
+): (source: Record<string, unknown>) => Record<string, string[]> {
   const fields = resolveFields(index, query.fields);
   if (fields.length === 0 || !query.q) return () => ({});
   return highlighterFor(index, fields, positiveLeaves(parseIndexQuery(index, query, fields)));

@@ -7,7 +7,8 @@ import type { BatchWriter, IndexInfo, IndexSpec, SearchRequest, SearchResponse, 
 
 /** The engine behind the narrow interface dependants use (see service.ts). */
 export function createSearchService(engine: SearchEngine, kernels: () => KernelRunner): SearchService {
-  const info = (tenant: string, name: string): IndexInfo | undefined => (engine.has(tenant, name) ? (describe(engine.get(tenant, name)) as IndexInfo) : undefined);
+  const info = (tenant: string, name: string): IndexInfo | undefined =>
+    engine.has(tenant, name) ? (describe(engine.get(tenant, name)) as IndexInfo) : undefined;
   const service: SearchService = {
     indexes: (tenant) => engine.list(tenant) as IndexInfo[],
     get: info,

@@ -44,7 +44,9 @@ function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
     throw new InputError('invalid_vector', `Index "${index.name}" has no vectorDimensions setting, so it cannot be searched by vector.`);
   }
   if (vector.length !== dims || vector.some((v) => !Number.isFinite(v))) {
-    throw new InputError('invalid_vector', `"vector" must be ${dims} finite numbers, got ${vector.length}.`, { details: { expected: dims, received: vector.length } });
+    throw new InputError('invalid_vector', `"vector" must be ${dims} finite numbers, got ${vector.length}.`, {
+      details: { expected: dims, received: vector.length },
+    });
   }
   const problem = vectorRangeProblem(vector, index.record.settings.vectorMetric ?? 'cosine');
   if (problem) throw new InputError('invalid_vector', `"vector" ${problem}.`, { details: { expected: dims, received: vector.length } });
@@ -58,8 +60,7 @@ function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
  */
 function graphUsable(seg: LoadedSegment, allowed: number, ef: number): boolean {
   const graph = seg.graph;
-  return graph !== undefined && graph.status === 'ready' && graph.block !== undefined
-    && allowed >= 0.1 * seg.data.docCount && allowed > 4 * ef;
+  return graph !== undefined && graph.status === 'ready' && graph.block !== undefined && allowed >= 0.1 * seg.data.docCount && allowed > 4 * ef;
 }
 
 /**
@@ -71,7 +72,12 @@ const similarity = (metric: Metric, score: number): number => (metric === 'eucli
 
 /** The k nearest documents by the index metric, filters and deletes applied before top-k. */
 export async function rankByVector(
-  index: SearchIndex, runner: KernelRunner, vector: readonly number[], k: number, filter?: FilterNode, options: VectorSearchOptions = {},
+  index: SearchIndex,
+  runner: KernelRunner,
+  vector: readonly number[],
+  k: number,
+  filter?: FilterNode,
+  options: VectorSearchOptions = {},
 ): Promise<{ ranked: Ranked[]; total: number }> {
   const metric = checkVector(index, vector);
   // Cosine ignores scale: very large or very small queries are brought near 1 before float32 math.
@@ -95,15 +101,19 @@ export async function rankByVector(
       // Blocks loaded before a switch to int8 (until the re-index) have no codes: scan them in f32.
       const quantized = index.record.settings.vectorQuantization === 'int8' && seg.vectors.int8 !== null;
       // Checked just before the call, which runs at once: a merge cannot release the graph between.
-      const top = hnsw && graphUsable(seg, count, ef)
-        ? await runner.hnswSearch({ graph: seg.graph!.block!, vectors: seg.vectors, vector, k: Math.min(k, count), ef, filter: block, quantized })
-        : await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block, quantized });
+      const top =
+        hnsw && graphUsable(seg, count, ef)
+          ? await runner.hnswSearch({ graph: seg.graph!.block!, vectors: seg.vectors, vector, k: Math.min(k, count), ef, filter: block, quantized })
+          : await runner.vectorSearch({ block: seg.vectors, vector, metric, k: Math.min(k, count), filter: block, quantized });
       lists.push(Array.from(top.ids, (ord, i) => ({ id: seg.data.ids[ord]!, score: similarity(metric, top.scores[i]!) })));
     } finally {
       if (block) runner.release(block);
     }
   }
-  const ranked = lists.flat().sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, k);
+  const ranked = lists
+    .flat()
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, k);
   return { ranked, total };
 }
 
@@ -123,7 +133,11 @@ export async function searchSemantic(index: SearchIndex, runner: KernelRunner, q
  * `windowSize`, weighted `1 - semanticRatio` and `semanticRatio`. When one side finds nothing, the
  * other side's order is returned as it is.
  */
-export async function searchHybrid(index: SearchIndex, runner: KernelRunner, query: HybridQuery): Promise<{ total: number; hits: Array<Hit & { explain?: unknown }> }> {
+export async function searchHybrid(
+  index: SearchIndex,
+  runner: KernelRunner,
+  query: HybridQuery,
+): Promise<{ total: number; hits: Array<Hit & { explain?: unknown }> }> {
   const projection = compileProjection(query.projection, query.select);
   const keyword = await searchKeyword(index, runner, { ...query, size: query.windowSize, from: 0, highlight: false, select: ['id'], projection: undefined });
   const keywordRanked: Ranked[] = keyword.hits.map((h) => ({ id: h.id, score: h.score }));
@@ -147,7 +161,13 @@ export async function searchHybrid(index: SearchIndex, runner: KernelRunner, que
     const only = lists[0]!.length === 0 ? 1 : 0;
     order = lists[only]!.map((s, rank) => ({ slot: s, score: 1 / (query.rrfK + rank + 1) }));
   } else {
-    const fused = await runner.rrf({ lists, k: Math.min(want, ids.length), weights: [1 - query.semanticRatio, query.semanticRatio], rankConstant: query.rrfK, idSpace: ids.length });
+    const fused = await runner.rrf({
+      lists,
+      k: Math.min(want, ids.length),
+      weights: [1 - query.semanticRatio, query.semanticRatio],
+      rankConstant: query.rrfK,
+      idSpace: ids.length,
+    });
     order = Array.from(fused.ids, (s, i) => ({ slot: s, score: fused.scores[i]! }));
   }
   const rankIn = (list: Ranked[]): Map<string, { rank: number; score: number }> => new Map(list.map((r, i) => [r.id, { rank: i + 1, score: r.score }]));

@@ -10,12 +10,7 @@ import { searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
 
 const sortSchema = z
-  .array(
-    z.union([
-      z.string().min(1),
-      z.record(z.string(), z.enum(['asc', 'desc'])),
-    ]),
-  )
+  .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
   .transform((items) =>
     items.flatMap((item) =>
       typeof item === 'string'
@@ -58,7 +53,9 @@ export const searchQuerySchema = z.strictObject({
       lat: z.number().optional(),
       lon: z.number().optional(),
       radius: z.union([z.string(), z.number()]).optional(),
-      boundingBox: z.strictObject({ topLeft: z.strictObject({ lat: z.number(), lon: z.number() }), bottomRight: z.strictObject({ lat: z.number(), lon: z.number() }) }).optional(),
+      boundingBox: z
+        .strictObject({ topLeft: z.strictObject({ lat: z.number(), lon: z.number() }), bottomRight: z.strictObject({ lat: z.number(), lon: z.number() }) })
+        .optional(),
     })
     .optional(),
 });
@@ -88,7 +85,9 @@ export async function runSearch(
   if ((body.mode === 'semantic' || body.mode === 'hybrid') && vector === undefined) {
     const dims = index.record.settings.vectorDimensions;
     if (!index.record.settings.autoEmbed || dims === undefined || !body.q?.trim()) {
-      throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, { details: { mode: body.mode } });
+      throw new InputError('vector_required', `Search mode "${body.mode}" needs a query "vector", or "q" on an index with autoEmbed.`, {
+        details: { mode: body.mode },
+      });
     }
     // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
     vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus(), index.embedders)!, body.q);
@@ -99,7 +98,16 @@ export async function runSearch(
     body.mode === 'geo'
       ? await searchGeo(index, kernels, { ...body, geo: body.geo!, filter })
       : body.mode === 'semantic'
-        ? await searchSemantic(index, kernels, { vector: vector!, size: body.size, from: body.from, filter, projection: body.projection, select: body.select, efSearch: body.efSearch, exact: body.exact })
+        ? await searchSemantic(index, kernels, {
+            vector: vector!,
+            size: body.size,
+            from: body.from,
+            filter,
+            projection: body.projection,
+            select: body.select,
+            efSearch: body.efSearch,
+            exact: body.exact,
+          })
         : body.mode === 'hybrid'
           ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter, deadline })
           : await searchKeyword(index, kernels, { ...body, filter, deadline });

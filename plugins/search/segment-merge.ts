@@ -63,7 +63,19 @@ export function mergeSegmentData(parts: ReadonlyArray<{ data: SegmentData; delet
     });
     // Terms whose every posting was deleted are dropped.
     const keep = terms.map((_, t) => termStarts[t + 1]! > termStarts[t]!);
-    const merged: TextField = compactTerms({ terms, termStarts, docs: Uint32Array.from(docs), tfs: Uint32Array.from(tfs), posStarts: Uint32Array.from(posStarts), positions: Uint32Array.from(positions), lengths, sumLength }, keep);
+    const merged: TextField = compactTerms(
+      {
+        terms,
+        termStarts,
+        docs: Uint32Array.from(docs),
+        tfs: Uint32Array.from(tfs),
+        posStarts: Uint32Array.from(posStarts),
+        positions: Uint32Array.from(positions),
+        lengths,
+        sumLength,
+      },
+      keep,
+    );
     text[field] = merged;
   }
 

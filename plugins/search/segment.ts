@@ -198,7 +198,17 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
     vectors = { dims, data, present };
   }
 
-  return { docCount, ids: docs.map((d) => d.id), text, keyword, numeric, boolean, exists, ...(Object.keys(geo).length ? { geo } : {}), ...(vectors ? { vectors } : {}) };
+  return {
+    docCount,
+    ids: docs.map((d) => d.id),
+    text,
+    keyword,
+    numeric,
+    boolean,
+    exists,
+    ...(Object.keys(geo).length ? { geo } : {}),
+    ...(vectors ? { vectors } : {}),
+  };
 }
 
 /** Binary-search a sorted dictionary; -1 when absent. */
@@ -232,8 +242,14 @@ export function encodeSegment(s: SegmentData): Encoded {
     docCount: s.docCount,
     ids: s.ids,
     text: map(s.text, (t) => ({
-      terms: t.terms, termStarts: bytes(t.termStarts), docs: bytes(t.docs), tfs: bytes(t.tfs),
-      posStarts: bytes(t.posStarts), positions: bytes(t.positions), lengths: bytes(t.lengths), sumLength: t.sumLength,
+      terms: t.terms,
+      termStarts: bytes(t.termStarts),
+      docs: bytes(t.docs),
+      tfs: bytes(t.tfs),
+      posStarts: bytes(t.posStarts),
+      positions: bytes(t.positions),
+      lengths: bytes(t.lengths),
+      sumLength: t.sumLength,
     })),
     keyword: map(s.keyword, (k) => ({ values: k.values, valueStarts: bytes(k.valueStarts), docs: bytes(k.docs) })),
     numeric: map(s.numeric, (n) => ({ min: bytes(n.min), max: bytes(n.max) })),
@@ -253,15 +269,33 @@ export function decodeSegment(e: Encoded): SegmentData {
     docCount: e.docCount as number,
     ids: e.ids as string[],
     text: map<Record<string, unknown>, TextField>(e.text, (t) => ({
-      terms: t.terms as string[], termStarts: u32(t.termStarts as B), docs: u32(t.docs as B), tfs: u32(t.tfs as B),
-      posStarts: u32(t.posStarts as B), positions: u32(t.positions as B), lengths: u32(t.lengths as B), sumLength: t.sumLength as number,
+      terms: t.terms as string[],
+      termStarts: u32(t.termStarts as B),
+      docs: u32(t.docs as B),
+      tfs: u32(t.tfs as B),
+      posStarts: u32(t.posStarts as B),
+      positions: u32(t.positions as B),
+      lengths: u32(t.lengths as B),
+      sumLength: t.sumLength as number,
     })),
-    keyword: map<Record<string, unknown>, KeywordField>(e.keyword, (k) => ({ values: k.values as string[], valueStarts: u32(k.valueStarts as B), docs: u32(k.docs as B) })),
+    keyword: map<Record<string, unknown>, KeywordField>(e.keyword, (k) => ({
+      values: k.values as string[],
+      valueStarts: u32(k.valueStarts as B),
+      docs: u32(k.docs as B),
+    })),
     numeric: map<Record<string, B>, { min: Float64Array; max: Float64Array }>(e.numeric, (n) => ({ min: f64(n.min!), max: f64(n.max!) })),
     boolean: map<B, Uint8Array>(e.boolean, (b) => new Uint8Array(b)),
     exists: map<B, Uint32Array>(e.exists, (b) => u32(b)),
     ...(e.vectors ? { vectors: decodeVectors(e.vectors as { dims: number; data: B; present: B }) } : {}),
-    ...(e.geo ? { geo: map<Record<string, B>, { lats: Float64Array; lons: Float64Array; present: Uint32Array }>(e.geo, (g) => ({ lats: f64(g.lats!), lons: f64(g.lons!), present: u32(g.present!) })) } : {}),
+    ...(e.geo
+      ? {
+          geo: map<Record<string, B>, { lats: Float64Array; lons: Float64Array; present: Uint32Array }>(e.geo, (g) => ({
+            lats: f64(g.lats!),
+            lons: f64(g.lons!),
+            present: u32(g.present!),
+          })),
+        }
+      : {}),
   };
 }
 

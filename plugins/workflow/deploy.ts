@@ -47,7 +47,9 @@ export function planDeploy(current: readonly WorkflowRecord[], target: readonly 
       plan.routes.added.push(routeOf(spec));
       continue;
     }
-    const fields = (['version', 'route', 'searchFields', 'tags', 'attrs', 'input', 'steps', 'description'] as const).filter((k) => canonical(before[k]) !== canonical(spec[k]));
+    const fields = (['version', 'route', 'searchFields', 'tags', 'attrs', 'input', 'steps', 'description'] as const).filter(
+      (k) => canonical(before[k]) !== canonical(spec[k]),
+    );
     if (fields.length === 0) {
       plan.unchanged.push(name);
       continue;
@@ -56,8 +58,14 @@ export function planDeploy(current: readonly WorkflowRecord[], target: readonly 
     if (routeOf(before) !== routeOf(spec)) {
       plan.routes.removed.push(routeOf(before));
       plan.routes.added.push(routeOf(spec));
-      if (before.route.method !== spec.route.method) plan.breaking.push({ workflow: name, kind: 'method_changed', message: `${name}: method ${before.route.method} -> ${spec.route.method} on ${spec.route.path}` });
-      if (before.route.path !== spec.route.path) plan.breaking.push({ workflow: name, kind: 'route_removed', message: `${name}: ${routeOf(before)} is no longer served (moved to ${spec.route.path})` });
+      if (before.route.method !== spec.route.method)
+        plan.breaking.push({
+          workflow: name,
+          kind: 'method_changed',
+          message: `${name}: method ${before.route.method} -> ${spec.route.method} on ${spec.route.path}`,
+        });
+      if (before.route.path !== spec.route.path)
+        plan.breaking.push({ workflow: name, kind: 'route_removed', message: `${name}: ${routeOf(before)} is no longer served (moved to ${spec.route.path})` });
     }
     const added = required(spec).filter((f) => !required(before).includes(f));
     if (added.length > 0) plan.breaking.push({ workflow: name, kind: 'required_input_added', message: `${name}: new required input ${added.join(', ')}` });
@@ -69,7 +77,9 @@ export function planDeploy(current: readonly WorkflowRecord[], target: readonly 
     plan.breaking.push({ workflow: name, kind: 'route_removed', message: `${name}: ${routeOf(spec)} is removed` });
   }
   const state = (m: Map<string, WorkflowSpec>): string => canonical([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
-  plan.hash = createHash('sha256').update(`${state(cur)}\n${state(tgt)}`).digest('hex');
+  plan.hash = createHash('sha256')
+    .update(`${state(cur)}\n${state(tgt)}`)
+    .digest('hex');
   return plan;
 }
 
@@ -89,7 +99,11 @@ export function buildBundle(name: string, specs: readonly WorkflowSpec[], tesser
       name,
       private: true,
       type: 'module',
-      scripts: { start: `tessera serve --workflows workflows --port ${port}`, validate: 'tessera validate workflows', test: 'tessera test --workflows workflows --mode compare' },
+      scripts: {
+        start: `tessera serve --workflows workflows --port ${port}`,
+        validate: 'tessera validate workflows',
+        test: 'tessera test --workflows workflows --mode compare',
+      },
       dependencies: { tessera: `^${tesseraVersion}` },
     },
     null,
@@ -107,7 +121,8 @@ export function buildBundle(name: string, specs: readonly WorkflowSpec[], tesser
     null,
     2,
   )}\n`;
-  files['README.md'] = `# ${name}\n\nA Tessera workflow bundle: ${specs.map((s) => `\`${s.name}\` (${s.route.method} ${s.route.path})`).join(', ')}.\n\n    npm install\n    npm start            # tessera serve --workflows workflows --port ${port}\n\nor \`npx tessera serve --manifest manifest.json\`. Inputs: ${specs.map((s) => `${s.name}: ${inputFields(s).join(', ') || '-'}`).join('; ')}.\n`;
+  files['README.md'] =
+    `# ${name}\n\nA Tessera workflow bundle: ${specs.map((s) => `\`${s.name}\` (${s.route.method} ${s.route.path})`).join(', ')}.\n\n    npm install\n    npm start            # tessera serve --workflows workflows --port ${port}\n\nor \`npx tessera serve --manifest manifest.json\`. Inputs: ${specs.map((s) => `${s.name}: ${inputFields(s).join(', ') || '-'}`).join('; ')}.\n`;
   const hash = createHash('sha256').update(canonical(files)).digest('hex');
   return { name, hash, files };
 }

@@ -61,7 +61,12 @@ export class StepsBuilder {
   /** Parallel branches; follow with `.join(kind)`. */
   fanOut(branches: Array<(b: StepsBuilder) => StepsBuilder>, options: { id?: string } = {}): this {
     const id = this.nextId('fanOut', options.id);
-    return this.step({ id, kind: 'fanOut', branches: branches.map((f, i) => f(new StepsBuilder(`${id}_b${i}_`)).build()), join: { id: `${id}_join`, kind: 'merge', config: {} } });
+    return this.step({
+      id,
+      kind: 'fanOut',
+      branches: branches.map((f, i) => f(new StepsBuilder(`${id}_b${i}_`)).build()),
+      join: { id: `${id}_join`, kind: 'merge', config: {} },
+    });
   }
 
   /** Sets the join of the last fanOut. */

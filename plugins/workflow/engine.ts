@@ -207,7 +207,8 @@ async function execute(step: StepSpec, input: unknown, state: RunState, record: 
     case 'mock': {
       await sleep(config.delayMs, state.signal);
       if (config.error !== undefined) throw new StepFailure(step.id, 'mock_error', config.error);
-      if (config.failTimes !== undefined && record.attempts <= config.failTimes) throw new StepFailure(step.id, 'mock_error', `mock failure ${record.attempts} of ${config.failTimes}`);
+      if (config.failTimes !== undefined && record.attempts <= config.failTimes)
+        throw new StepFailure(step.id, 'mock_error', `mock failure ${record.attempts} of ${config.failTimes}`);
       const out = render(config.response, scope);
       return config.mergeInput ? merge(input, out) : out;
     }
@@ -262,7 +263,17 @@ async function fanOut(step: StepSpec, input: unknown, state: RunState): Promise<
       out = isObject(input) ? { ...input } : {};
       for (const o of outputs) out = merge(out, o);
     }
-    state.records.push({ id: join.id, kind: join.kind, parent: step.id, status: 'completed', startedAt: new Date().toISOString(), queueWaitMs: 0, durationMs: round(performance.now() - t0), attempts: 1, output: out });
+    state.records.push({
+      id: join.id,
+      kind: join.kind,
+      parent: step.id,
+      status: 'completed',
+      startedAt: new Date().toISOString(),
+      queueWaitMs: 0,
+      durationMs: round(performance.now() - t0),
+      attempts: 1,
+      output: out,
+    });
     state.scope.steps[join.id] = out;
     return out;
   } finally {
@@ -294,7 +305,13 @@ export async function runWorkflow(spec: Pick<WorkflowSpec, 'steps'>, options: Ru
   } catch (err) {
     if (err instanceof BudgetExceeded) throw err;
     if (err instanceof StepFailure) {
-      return { status: 'failed', output: undefined, steps: state.records, error: { stepId: err.stepId, code: err.code, message: err.message }, durationMs: round(performance.now() - started) };
+      return {
+        status: 'failed',
+        output: undefined,
+        steps: state.records,
+        error: { stepId: err.stepId, code: err.code, message: err.message },
+        durationMs: round(performance.now() - started),
+      };
     }
     if (controller.signal.reason instanceof BudgetExceeded) throw controller.signal.reason;
     throw err;

@@ -11,7 +11,17 @@ import type { ExecutionRecord, TestRecord, WorkflowRecord } from './storage.js';
 const specBody = z.unknown().describe('A workflow specification (docs/workflow.schema.json).');
 
 export function publicWorkflow(w: WorkflowRecord) {
-  return { id: w.id, name: w.name, version: w.version, route: w.route, tags: w.tags, searchFields: w.searchFields, source: w.source, createdAt: w.createdAt, updatedAt: w.updatedAt };
+  return {
+    id: w.id,
+    name: w.name,
+    version: w.version,
+    route: w.route,
+    tags: w.tags,
+    searchFields: w.searchFields,
+    source: w.source,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
 }
 
 function invalid(result: { errors: Array<{ path: string; message: string }> }) {
@@ -26,7 +36,11 @@ export function traceView(e: ExecutionRecord) {
   return e;
 }
 
-export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowService, version: string): { runTests: (tenant: string, ids: string[] | undefined, workflow: string | undefined) => Promise<unknown> } {
+export function registerHub(
+  ctx: PluginContext<WorkflowOptions>,
+  svc: WorkflowService,
+  version: string,
+): { runTests: (tenant: string, ids: string[] | undefined, workflow: string | undefined) => Promise<unknown> } {
   const { storage } = svc;
 
   const save = async (tenant: string, spec: WorkflowSpec, existing: WorkflowRecord | undefined, source: 'hub' | 'file'): Promise<WorkflowRecord> => {
@@ -54,7 +68,11 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
       throw err;
     }
     svc.remember(record);
-    await ctx.events.append(existing ? 'workflow.updated' : 'workflow.created', { id: record.id, version: record.version, route: record.route }, { tenant, subject: record.id });
+    await ctx.events.append(
+      existing ? 'workflow.updated' : 'workflow.created',
+      { id: record.id, version: record.version, route: record.route },
+      { tenant, subject: record.id },
+    );
     return record;
   };
 
@@ -148,15 +166,14 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
     },
   });
 
-  const traceQuery = z
-    .looseObject({
-      workflow: z.string().optional(),
-      status: z.enum(['running', 'completed', 'failed', 'interrupted', 'rejected']).optional(),
-      from: z.iso.datetime({ offset: true }).optional(),
-      to: z.iso.datetime({ offset: true }).optional(),
-      limit: z.coerce.number().int().min(1).max(200).default(50),
-      cursor: z.string().max(100).optional(),
-    });
+  const traceQuery = z.looseObject({
+    workflow: z.string().optional(),
+    status: z.enum(['running', 'completed', 'failed', 'interrupted', 'rejected']).optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(100).optional(),
+  });
 
   ctx.routes.add({
     method: 'GET',
@@ -169,7 +186,15 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
       for (const [k, v] of Object.entries(query)) if (k.startsWith('field.') && typeof v === 'string') fields[k.slice(6)] = v;
       const from = query.from ? new Date(query.from).toISOString() : undefined;
       const to = query.to ? new Date(query.to).toISOString() : undefined;
-      const page = await storage.queryExecutions(tenant, { workflow: query.workflow, status: query.status, from, to, fields, limit: query.limit, cursor: query.cursor });
+      const page = await storage.queryExecutions(tenant, {
+        workflow: query.workflow,
+        status: query.status,
+        from,
+        to,
+        fields,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
       return { traces: page.executions.map(traceView), nextCursor: page.nextCursor };
     },
   });
@@ -228,7 +253,15 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
         // Mock steps are the stand-ins for outside calls: their recorded outputs become fixtures.
         const fixtures: Record<string, unknown> = {};
         for (const s of e.steps) if (s.kind === 'mock' && s.status === 'completed') fixtures[s.id] = s.output;
-        test = { ...base, workflow: e.workflow, input: e.input, attrs: e.attrs, fixtures: { ...fixtures, ...body.fixtures }, expected: e.output, fromTrace: e.id };
+        test = {
+          ...base,
+          workflow: e.workflow,
+          input: e.input,
+          attrs: e.attrs,
+          fixtures: { ...fixtures, ...body.fixtures },
+          expected: e.output,
+          fromTrace: e.id,
+        };
       } else {
         if (!body.workflow) throw errors.invalid_test({ reason: 'name the workflow, or give fromTrace' });
         if (!('expected' in body)) throw errors.invalid_test({ reason: 'give the expected output' });
@@ -277,7 +310,10 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
     path: '/hub/tests/run',
     permission: 'workflow:test',
     summary: 'Run regression tests in isolation (no traces written) and report pass or fail with a structural diff',
-    body: z.object({ tests: z.array(z.string()).max(1000).optional(), workflow: z.string().optional(), wait: z.boolean().default(true) }).strict().optional(),
+    body: z
+      .object({ tests: z.array(z.string()).max(1000).optional(), workflow: z.string().optional(), wait: z.boolean().default(true) })
+      .strict()
+      .optional(),
     handler: async ({ tenant, body }) => {
       const ids = body?.tests;
       if (ids) {
@@ -318,7 +354,8 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
     raw.forEach((r, i) => {
       // Routes are checked among the target set (the plan replaces this tenant's set), not against the live ones.
       const result = svc.validate(r, `${tenant}/${(r as { name?: string })?.name}`);
-      for (const e of result.errors) if (!result.collision || e.path !== '$.route') problems.push({ path: `$.workflows[${i}]${e.path.slice(1)}`, message: e.message });
+      for (const e of result.errors)
+        if (!result.collision || e.path !== '$.route') problems.push({ path: `$.workflows[${i}]${e.path.slice(1)}`, message: e.message });
       if (result.spec) {
         const key = `${result.spec.route.method} ${result.spec.route.path}`;
         if (routes.has(key)) problems.push({ path: `$.workflows[${i}].route`, message: `${key} is also the route of ${routes.get(key)}` });
@@ -339,7 +376,14 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
     handler: async ({ tenant, body }) => {
       const specs = parseTargets(tenant, body.workflows);
       const plan = planDeploy(await storage.listWorkflows(tenant), specs);
-      await storage.putDeploy({ tenant, id: sortableId('plan'), hash: plan.hash, kind: 'plan', at: new Date().toISOString(), summary: { added: plan.added.length, changed: plan.changed.length, removed: plan.removed.length, breaking: plan.breaking.length } });
+      await storage.putDeploy({
+        tenant,
+        id: sortableId('plan'),
+        hash: plan.hash,
+        kind: 'plan',
+        at: new Date().toISOString(),
+        summary: { added: plan.added.length, changed: plan.changed.length, removed: plan.removed.length, breaking: plan.breaking.length },
+      });
       return { plan };
     },
   });
@@ -349,7 +393,17 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
     path: '/hub/deploy/export',
     permission: 'workflow:deploy',
     summary: 'A standalone runnable bundle (specs, manifest, package.json) of the deployed workflows or of the given ones',
-    body: z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).default('tessera-workflows'), workflows: z.array(z.unknown()).max(1000).optional(), ids: z.array(z.string()).optional() }).strict().optional(),
+    body: z
+      .object({
+        name: z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/)
+          .default('tessera-workflows'),
+        workflows: z.array(z.unknown()).max(1000).optional(),
+        ids: z.array(z.string()).optional(),
+      })
+      .strict()
+      .optional(),
     handler: async ({ tenant, body }) => {
       let specs: WorkflowSpec[];
       if (body?.workflows) specs = parseTargets(tenant, body.workflows);
@@ -360,7 +414,14 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
         specs = all.filter((w) => !ids || ids.includes(w.id)).map((w) => w.spec);
       }
       const bundle = buildBundle(body?.name ?? 'tessera-workflows', specs, version);
-      await storage.putDeploy({ tenant, id: sortableId('export'), hash: bundle.hash, kind: 'export', at: new Date().toISOString(), summary: { workflows: specs.map((s) => s.name) } });
+      await storage.putDeploy({
+        tenant,
+        id: sortableId('export'),
+        hash: bundle.hash,
+        kind: 'export',
+        at: new Date().toISOString(),
+        summary: { workflows: specs.map((s) => s.name) },
+      });
       return { bundle };
     },
   });
@@ -380,7 +441,11 @@ export function registerHub(ctx: PluginContext<WorkflowOptions>, svc: WorkflowSe
       };
       const workflows = list.map((w) => {
         const st = svc.stats.get(w.id);
-        return { id: w.id, executions: st?.executions ?? {}, latencyMs: { p50: pct(st?.durations ?? [], 50), p95: pct(st?.durations ?? [], 95), p99: pct(st?.durations ?? [], 99) } };
+        return {
+          id: w.id,
+          executions: st?.executions ?? {},
+          latencyMs: { p50: pct(st?.durations ?? [], 50), p95: pct(st?.durations ?? [], 95), p99: pct(st?.durations ?? [], 99) },
+        };
       });
       return {
         workflows,

@@ -59,7 +59,19 @@ export default definePlugin({
           const spec = result.spec!;
           const existing = await storage.getWorkflow(tenant, spec.name);
           const now = new Date().toISOString();
-          const record: WorkflowRecord = { tenant, id: spec.name, name: spec.name, version: spec.version, route: spec.route, tags: spec.tags, searchFields: spec.searchFields, spec, source: 'file', createdAt: existing?.createdAt ?? now, updatedAt: now };
+          const record: WorkflowRecord = {
+            tenant,
+            id: spec.name,
+            name: spec.name,
+            version: spec.version,
+            route: spec.route,
+            tags: spec.tags,
+            searchFields: spec.searchFields,
+            spec,
+            source: 'file',
+            createdAt: existing?.createdAt ?? now,
+            updatedAt: now,
+          };
           await storage.putWorkflow(record);
           if (inject) svc.injects.set(spec.name, inject);
         }

@@ -35,8 +35,7 @@ export function structuralDiff(expected: unknown, actual: unknown, ignore: reado
         if (!ignored(p, ignore)) out.push({ path: p, expected: expected[i], kind: 'missing' });
       } else if (i >= expected.length) {
         if (!ignored(p, ignore)) out.push({ path: p, actual: actual[i], kind: 'unexpected' });
-      }
-      else structuralDiff(expected[i], actual[i], ignore, p, out);
+      } else structuralDiff(expected[i], actual[i], ignore, p, out);
     }
     return out;
   }
@@ -48,8 +47,7 @@ export function structuralDiff(expected: unknown, actual: unknown, ignore: reado
         if (!ignored(p, ignore)) out.push({ path: p, expected: expected[k], kind: 'missing' });
       } else if (!(k in expected)) {
         if (!ignored(p, ignore)) out.push({ path: p, actual: actual[k], kind: 'unexpected' });
-      }
-      else structuralDiff(expected[k], actual[k], ignore, p, out);
+      } else structuralDiff(expected[k], actual[k], ignore, p, out);
     }
     return out;
   }
@@ -58,11 +56,21 @@ export function structuralDiff(expected: unknown, actual: unknown, ignore: reado
 }
 
 /** Runs one test against a spec; nothing is persisted. */
-export async function runTest(test: Pick<TestRecord, 'id' | 'name' | 'workflow' | 'input' | 'attrs' | 'fixtures' | 'expected' | 'ignore'>, spec: WorkflowSpec | undefined, maxDurationMs: number, defaultTenant: string): Promise<TestResult> {
+export async function runTest(
+  test: Pick<TestRecord, 'id' | 'name' | 'workflow' | 'input' | 'attrs' | 'fixtures' | 'expected' | 'ignore'>,
+  spec: WorkflowSpec | undefined,
+  maxDurationMs: number,
+  defaultTenant: string,
+): Promise<TestResult> {
   const base = { id: test.id, name: test.name, workflow: test.workflow };
   if (!spec) return { ...base, status: 'error', diff: [], error: { code: 'workflow_not_found', message: `no workflow "${test.workflow}"` }, durationMs: 0 };
   try {
-    const outcome = await runWorkflow(spec, { input: test.input ?? {}, attrs: test.attrs ?? { tenant: defaultTenant }, fixtures: test.fixtures, maxDurationMs });
+    const outcome = await runWorkflow(spec, {
+      input: test.input ?? {},
+      attrs: test.attrs ?? { tenant: defaultTenant },
+      fixtures: test.fixtures,
+      maxDurationMs,
+    });
     if (outcome.status === 'failed') return { ...base, status: 'failed', diff: [], error: outcome.error, durationMs: outcome.durationMs };
     const diff = structuralDiff(test.expected, outcome.output, test.ignore ?? []);
     return { ...base, status: diff.length === 0 ? 'passed' : 'failed', diff, durationMs: outcome.durationMs };

@@ -41,7 +41,11 @@ export class WorkflowService {
     readonly ctx: PluginContext<WorkflowOptions>,
     readonly storage: WorkflowStorage,
   ) {
-    this.executionsTotal = ctx.metrics.counter({ name: 'workflow_executions_total', help: 'Workflow executions by workflow and final status.', labelNames: ['workflow', 'status'] });
+    this.executionsTotal = ctx.metrics.counter({
+      name: 'workflow_executions_total',
+      help: 'Workflow executions by workflow and final status.',
+      labelNames: ['workflow', 'status'],
+    });
     this.stepDuration = ctx.metrics.histogram({
       name: 'workflow_step_duration_seconds',
       help: 'Duration of workflow steps by workflow and step kind.',
@@ -90,7 +94,11 @@ export class WorkflowService {
     const requiredFields = spec.input?.required ?? [];
     const hasBody = method !== 'GET' && method !== 'DELETE';
     const bodySchema = hasBody
-      ? z.looseObject(Object.fromEntries(fields.map((f) => [f, requiredFields.includes(f) ? z.any().describe(`input.${f}`) : z.any().optional().describe(`input.${f}`)]))).optional()
+      ? z
+          .looseObject(
+            Object.fromEntries(fields.map((f) => [f, requiredFields.includes(f) ? z.any().describe(`input.${f}`) : z.any().optional().describe(`input.${f}`)])),
+          )
+          .optional()
       : undefined;
     let handle: RouteHandle;
     try {
@@ -105,7 +113,8 @@ export class WorkflowService {
         handler: (request) => this.invoke(record.tenant, record.id, request as RouteRequest),
       });
     } catch (err) {
-      if ((err as { code?: string }).code === 'plugin_route_conflict') throw errors.route_conflict({ route: `${method} ${spec.route.path}`, owner: 'another route of this listener' });
+      if ((err as { code?: string }).code === 'plugin_route_conflict')
+        throw errors.route_conflict({ route: `${method} ${spec.route.path}`, owner: 'another route of this listener' });
       throw err;
     }
     this.live.set(key, { tenant: record.tenant, id: record.id, handle });
@@ -173,7 +182,10 @@ export class WorkflowService {
       durationMs: outcome?.durationMs ?? this.ctx.config.limits.maxDurationMs,
       input: capValue(input, cap, '$.input', truncated),
       output: outcome?.output === undefined ? undefined : capValue(outcome.output, cap, '$.output', truncated),
-      steps: (outcome?.steps ?? []).map((s, i) => ({ ...s, output: s.output === undefined ? undefined : capValue(s.output, cap, `$.steps[${i}].output`, truncated) })),
+      steps: (outcome?.steps ?? []).map((s, i) => ({
+        ...s,
+        output: s.output === undefined ? undefined : capValue(s.output, cap, `$.steps[${i}].output`, truncated),
+      })),
       ...(outcome?.error ? { error: outcome.error } : {}),
       ...(budgetError ? { error: { code: 'execution_budget_exceeded', message: budgetError.message } } : {}),
     };
@@ -182,7 +194,11 @@ export class WorkflowService {
     this.observe(final);
     void this.maybePrune(tenant);
     const headers = { 'x-execution-id': final.id };
-    if (budgetError) throw errors.execution_budget_exceeded({ limit: budgetError.limit, value: budgetError.value }, { details: { executionId: final.id, limit: budgetError.limit, value: budgetError.value }, headers });
+    if (budgetError)
+      throw errors.execution_budget_exceeded(
+        { limit: budgetError.limit, value: budgetError.value },
+        { details: { executionId: final.id, limit: budgetError.limit, value: budgetError.value }, headers },
+      );
     if (outcome!.status === 'failed') {
       const e = outcome!.error!;
       throw errors.step_failed({ stepId: e.stepId, message: e.message }, { details: { executionId: final.id, stepId: e.stepId, code: e.code }, headers });
@@ -249,7 +265,7 @@ export function capValue(value: unknown, cap: number, path: string, truncated: s
 export async function loadWorkflowFiles(target: string): Promise<Array<{ spec: unknown; file: string; inject?: InjectFn }>> {
   const files = statSync(target).isDirectory()
     ? readdirSync(target)
-        .filter((f) => (/\.(json|js|mjs)$/.test(f) && !f.endsWith('.test.json')))
+        .filter((f) => /\.(json|js|mjs)$/.test(f) && !f.endsWith('.test.json'))
         .sort()
         .map((f) => path.join(target, f))
     : [target];

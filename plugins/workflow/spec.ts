@@ -77,9 +77,16 @@ export const workflowSpecSchema = z
         path: z.string().max(512),
       })
       .strict(),
-    searchFields: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)).max(16).default([]),
+    searchFields: z
+      .array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/))
+      .max(16)
+      .default([]),
     tags: z.array(z.string().min(1).max(64)).max(32).default([]),
-    attrs: z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)).max(32).optional().describe('Attribute names the inject function supplies besides `tenant`.'),
+    attrs: z
+      .array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/))
+      .max(32)
+      .optional()
+      .describe('Attribute names the inject function supplies besides `tenant`.'),
     input: z
       .object({ required: z.array(z.string().min(1).max(128)).max(128).default([]) })
       .strict()

@@ -1,6 +1,14 @@
 import type { Database } from 'lmdb';
 import type { StoreNamespace } from 'tessera/plugin';
-import { matchesQuery, type DeployRecord, type ExecutionRecord, type PruneOptions, type TestRecord, type WorkflowRecord, type WorkflowStorage } from './storage.js';
+import {
+  matchesQuery,
+  type DeployRecord,
+  type ExecutionRecord,
+  type PruneOptions,
+  type TestRecord,
+  type WorkflowRecord,
+  type WorkflowStorage,
+} from './storage.js';
 
 type K2 = [string, string];
 
@@ -66,9 +74,7 @@ export function lmdbStorage(store: StoreNamespace): WorkflowStorage {
       if (fieldEntries.length > 0) {
         // Walk the index of the first field, newest first; check the rest on the record.
         const [f, v] = fieldEntries[0]!;
-        candidates = byField
-          .getKeys({ start: [tenant, f, v, start], end: [tenant, f, v, ''], reverse: true })
-          .map((k) => executions.get([tenant, k[3]]));
+        candidates = byField.getKeys({ start: [tenant, f, v, start], end: [tenant, f, v, ''], reverse: true }).map((k) => executions.get([tenant, k[3]]));
       } else {
         candidates = executions.getRange({ start: [tenant, start], end: [tenant, ''], reverse: true }).map(({ value }) => value);
       }
@@ -104,7 +110,13 @@ export function lmdbStorage(store: StoreNamespace): WorkflowStorage {
       await store.transaction(() => {
         for (const k of keys) {
           const e = executions.get(k);
-          if (e && e.status === 'running') void executions.put(k, { ...e, status: 'interrupted', finishedAt: now, error: { code: 'interrupted', message: 'the process stopped while this execution was running' } });
+          if (e && e.status === 'running')
+            void executions.put(k, {
+              ...e,
+              status: 'interrupted',
+              finishedAt: now,
+              error: { code: 'interrupted', message: 'the process stopped while this execution was running' },
+            });
           void running.remove(k);
         }
       });

@@ -32,7 +32,9 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     putEx: db.prepare('INSERT OR REPLACE INTO executions (tenant, id, workflow, status, started_at, json) VALUES (?, ?, ?, ?, ?, ?)'),
     getEx: db.prepare('SELECT json FROM executions WHERE tenant = ? AND id = ?'),
     pageEx: db.prepare('SELECT json FROM executions WHERE tenant = ? AND id < ? ORDER BY id DESC LIMIT ?'),
-    pageField: db.prepare('SELECT e.json FROM execution_fields f JOIN executions e ON e.tenant = f.tenant AND e.id = f.id WHERE f.tenant = ? AND f.field = ? AND f.value = ? AND f.id < ? ORDER BY f.id DESC LIMIT ?'),
+    pageField: db.prepare(
+      'SELECT e.json FROM execution_fields f JOIN executions e ON e.tenant = f.tenant AND e.id = f.id WHERE f.tenant = ? AND f.field = ? AND f.value = ? AND f.id < ? ORDER BY f.id DESC LIMIT ?',
+    ),
     putField: db.prepare('INSERT OR IGNORE INTO execution_fields (tenant, field, value, id) VALUES (?, ?, ?, ?)'),
     delFields: db.prepare('DELETE FROM execution_fields WHERE tenant = ? AND id = ?'),
     delEx: db.prepare('DELETE FROM executions WHERE tenant = ? AND id = ?'),
@@ -92,7 +94,9 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       const fields = Object.entries(q.fields ?? {});
       const chunk = Math.max(q.limit * 2, 100);
       for (;;) {
-        const page = rows<ExecutionRecord>(fields.length > 0 ? st.pageField.all(tenant, fields[0]![0], fields[0]![1], cursor, chunk) : st.pageEx.all(tenant, cursor, chunk));
+        const page = rows<ExecutionRecord>(
+          fields.length > 0 ? st.pageField.all(tenant, fields[0]![0], fields[0]![1], cursor, chunk) : st.pageEx.all(tenant, cursor, chunk),
+        );
         for (const e of page) {
           if (!matchesQuery(e, q)) continue;
           if (out.length === q.limit) return { executions: out, nextCursor: out[out.length - 1]!.id };
@@ -111,7 +115,13 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     async markInterrupted(now) {
       const list = rows<ExecutionRecord>(st.running.all());
       db.transaction(() => {
-        for (const e of list) putEx({ ...e, status: 'interrupted', finishedAt: now, error: { code: 'interrupted', message: 'the process stopped while this execution was running' } });
+        for (const e of list)
+          putEx({
+            ...e,
+            status: 'interrupted',
+            finishedAt: now,
+            error: { code: 'interrupted', message: 'the process stopped while this execution was running' },
+          });
       })();
       return list.length;
     },

@@ -83,9 +83,7 @@ export function validateSpec(raw: unknown, options: ValidateOptions = {}): Valid
       if (!known.has(id)) {
         errors.push({
           path: where,
-          message: ids.has(id)
-            ? `{{${ref.raw}}}: step "${id}" has not run on every path that reaches here`
-            : `{{${ref.raw}}}: no step "${id}" before this one`,
+          message: ids.has(id) ? `{{${ref.raw}}}: step "${id}" has not run on every path that reaches here` : `{{${ref.raw}}}: no step "${id}" before this one`,
         });
       }
     }
@@ -125,11 +123,14 @@ export function validateSpec(raw: unknown, options: ValidateOptions = {}): Valid
       claim(step.id, at);
       const cfgSchema = configSchemas[step.kind];
       const cfg = cfgSchema.safeParse(step.config ?? {});
-      if (!cfg.success) for (const issue of cfg.error.issues) errors.push({ path: zodPath([...pathOf(`${at}.config`), ...issue.path]), message: issue.message });
-      const config = (cfg.success ? cfg.data : step.config ?? {}) as Record<string, any>;
+      if (!cfg.success)
+        for (const issue of cfg.error.issues) errors.push({ path: zodPath([...pathOf(`${at}.config`), ...issue.path]), message: issue.message });
+      const config = (cfg.success ? cfg.data : (step.config ?? {})) as Record<string, any>;
 
-      if (step.kind !== 'when' && step.steps !== undefined) errors.push({ path: `${at}.steps`, message: `"steps" belongs to "when" steps, not "${step.kind}"` });
-      if (step.kind !== 'fanOut' && (step.branches !== undefined || step.join !== undefined)) errors.push({ path: `${at}.branches`, message: `"branches" and "join" belong to "fanOut" steps, not "${step.kind}"` });
+      if (step.kind !== 'when' && step.steps !== undefined)
+        errors.push({ path: `${at}.steps`, message: `"steps" belongs to "when" steps, not "${step.kind}"` });
+      if (step.kind !== 'fanOut' && (step.branches !== undefined || step.join !== undefined))
+        errors.push({ path: `${at}.branches`, message: `"branches" and "join" belong to "fanOut" steps, not "${step.kind}"` });
 
       switch (step.kind) {
         case 'map':
@@ -175,7 +176,8 @@ export function validateSpec(raw: unknown, options: ValidateOptions = {}): Valid
   if (count > maxSteps) errors.push({ path: '$.steps', message: `${count} steps; at most ${maxSteps} are allowed` });
 
   for (const [i, f] of spec.searchFields.entries()) {
-    for (const seg of f.split('.')) if (['__proto__', 'constructor', 'prototype'].includes(seg)) errors.push({ path: `$.searchFields[${i}]`, message: `"${seg}" is not allowed in a path` });
+    for (const seg of f.split('.'))
+      if (['__proto__', 'constructor', 'prototype'].includes(seg)) errors.push({ path: `$.searchFields[${i}]`, message: `"${seg}" is not allowed in a path` });
   }
 
   let collision: ValidationResult['collision'];
@@ -215,7 +217,8 @@ export function allSteps(steps: readonly StepSpec[]): Array<StepSpec | { id: str
 export function inputFields(spec: WorkflowSpec): string[] {
   const fields = new Set<string>(spec.input?.required ?? []);
   const collect = (value: unknown): void => {
-    for (const [s] of stringsIn(value, '$')) for (const r of refsInString(s)) if (!(r instanceof TemplateError) && r.root === 'input' && r.path[0]) fields.add(r.path[0]);
+    for (const [s] of stringsIn(value, '$'))
+      for (const r of refsInString(s)) if (!(r instanceof TemplateError) && r.root === 'input' && r.path[0]) fields.add(r.path[0]);
   };
   for (const step of allSteps(spec.steps)) {
     const cfg = (step as StepSpec).config ?? {};

@@ -84,7 +84,13 @@ export class PersistedEventLog implements EventLog<any> {
   append(type: string, data: unknown, options: AppendOptions = {}): Promise<LoggedEvent> {
     if (this.closed) return Promise.reject(new Error(`The event log of "${this.plugin}" is closed`));
     const id = ++this.allocated;
-    const stored: StoredEvent = { type, time: new Date().toISOString(), tenant: options.tenant ?? 'default', ...(options.subject !== undefined ? { subject: options.subject } : {}), data };
+    const stored: StoredEvent = {
+      type,
+      time: new Date().toISOString(),
+      tenant: options.tenant ?? 'default',
+      ...(options.subject !== undefined ? { subject: options.subject } : {}),
+      data,
+    };
     const event: LoggedEvent = { id, ...stored };
     return this.db.put([this.plugin, id], stored).then(
       () => {
@@ -249,7 +255,8 @@ export class PersistedEventLog implements EventLog<any> {
     } finally {
       this.pruning = false;
       // Appends that arrived while this step ran may have pushed the log over its bound again.
-      if (!this.closed && this.committed - this.first + 1 > this.retention.maxEvents + Math.max(16, this.retention.maxEvents >> 4)) setImmediate(() => void this.prune());
+      if (!this.closed && this.committed - this.first + 1 > this.retention.maxEvents + Math.max(16, this.retention.maxEvents >> 4))
+        setImmediate(() => void this.prune());
     }
   }
 

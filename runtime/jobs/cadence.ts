@@ -36,7 +36,11 @@ export function parseInterval(value: string | number, path = 'interval'): { text
     text = `${value}ms`;
   } else {
     const match = intervalPattern.exec(value.trim());
-    if (!match) throw new InvalidScheduleError(`"${value}" is not an interval: write a whole number and a unit, such as "30s", "15m", "6h" or "1d" (units ms, s, m, h, d).`, path);
+    if (!match)
+      throw new InvalidScheduleError(
+        `"${value}" is not an interval: write a whole number and a unit, such as "30s", "15m", "6h" or "1d" (units ms, s, m, h, d).`,
+        path,
+      );
     ms = Number(match[1]) * units[match[2]!]!;
     text = `${Number(match[1])}${match[2]}`;
   }

@@ -218,11 +218,14 @@ export class PluginJobRunner {
     this.queueTimer = undefined;
     this.queueTimerAt = at;
     if (!Number.isFinite(at)) return;
-    this.queueTimer = setTimeout(() => {
-      this.queueTimer = undefined;
-      this.queueTimerAt = Number.POSITIVE_INFINITY;
-      this.pump();
-    }, Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())));
+    this.queueTimer = setTimeout(
+      () => {
+        this.queueTimer = undefined;
+        this.queueTimerAt = Number.POSITIVE_INFINITY;
+        this.pump();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())),
+    );
     this.queueTimer.unref();
   }
 
@@ -288,11 +291,17 @@ export class PluginJobRunner {
         timeout = setTimeout(() => {
           controller.abort('timeout');
           // A handler that ignores its signal must not hold the slot for ever.
-          graceTimer = setTimeout(() => {
-            entry.abandoned = true;
-            context.log.warn({ timeoutMs: def.timeoutMs }, 'job ignored its abort signal after a timeout; its slot is released and its outcome will be ignored');
-            resolve({ ok: false, error: Object.assign(new Error(`Job timed out after ${def.timeoutMs} ms and did not stop`), { code: 'timeout' }) });
-          }, Math.min(TIMEOUT_GRACE_MS, def.timeoutMs!));
+          graceTimer = setTimeout(
+            () => {
+              entry.abandoned = true;
+              context.log.warn(
+                { timeoutMs: def.timeoutMs },
+                'job ignored its abort signal after a timeout; its slot is released and its outcome will be ignored',
+              );
+              resolve({ ok: false, error: Object.assign(new Error(`Job timed out after ${def.timeoutMs} ms and did not stop`), { code: 'timeout' }) });
+            },
+            Math.min(TIMEOUT_GRACE_MS, def.timeoutMs!),
+          );
           graceTimer.unref();
         }, def.timeoutMs);
         timeout.unref();
@@ -314,7 +323,12 @@ export class PluginJobRunner {
     }
   }
 
-  private async finishAttempt(entry: Running, def: Definition, outcome: { ok: true; result: unknown } | { ok: false; error: unknown }, seconds: number): Promise<void> {
+  private async finishAttempt(
+    entry: Running,
+    def: Definition,
+    outcome: { ok: true; result: unknown } | { ok: false; error: unknown },
+    seconds: number,
+  ): Promise<void> {
     const reason = entry.controller.signal.aborted ? String(entry.controller.signal.reason) : undefined;
     const at = nowIso();
     let job: JobRecord = { ...entry.record, updatedAt: at };
@@ -339,7 +353,10 @@ export class PluginJobRunner {
         job.runAt = at;
       }
     } else {
-      const error = reason === 'timeout' ? { message: `The attempt exceeded timeoutMs (${def.timeoutMs} ms).`, code: 'timeout', attempt: job.attempt } : errorOf(outcome.error, job.attempt);
+      const error =
+        reason === 'timeout'
+          ? { message: `The attempt exceeded timeoutMs (${def.timeoutMs} ms).`, code: 'timeout', attempt: job.attempt }
+          : errorOf(outcome.error, job.attempt);
       last.error = error;
       job.error = error;
       if (job.attempt < job.maxAttempts) {
@@ -408,7 +425,9 @@ export class PluginJobRunner {
       ...(job.error && job.state !== 'completed' && job.state !== 'running' ? { error: job.error } : {}),
       ...(job.scheduleId !== undefined ? { scheduleId: job.scheduleId } : {}),
     };
-    return this.events.append(type, data, { tenant: job.tenant, subject: job.id }).catch((err) => this.log.error({ err, job: job.id }, 'could not append a job event'));
+    return this.events
+      .append(type, data, { tenant: job.tenant, subject: job.id })
+      .catch((err) => this.log.error({ err, job: job.id }, 'could not append a job event'));
   }
 
   // ---- reading and cancelling -----------------------------------------------------------------
@@ -523,10 +542,32 @@ export class PluginJobRunner {
     if (!current) return undefined;
     const cadenceChanged = change.cron !== undefined || change.interval !== undefined || change.timezone !== undefined;
     const spec: ScheduleSpec = cadenceChanged
-      ? { ...(change.cron !== undefined ? { cron: change.cron } : change.interval !== undefined ? {} : current.cron !== undefined ? { cron: current.cron } : {}),
-          ...(change.interval !== undefined ? { interval: change.interval } : change.cron !== undefined ? {} : current.interval !== undefined ? { interval: current.interval } : {}),
-          ...(change.timezone !== undefined ? { timezone: change.timezone } : current.timezone !== undefined && change.interval === undefined ? { timezone: current.timezone } : {}) }
-      : { ...(current.cron !== undefined ? { cron: current.cron } : {}), ...(current.interval !== undefined ? { interval: current.interval } : {}), ...(current.timezone !== undefined ? { timezone: current.timezone } : {}) };
+      ? {
+          ...(change.cron !== undefined
+            ? { cron: change.cron }
+            : change.interval !== undefined
+              ? {}
+              : current.cron !== undefined
+                ? { cron: current.cron }
+                : {}),
+          ...(change.interval !== undefined
+            ? { interval: change.interval }
+            : change.cron !== undefined
+              ? {}
+              : current.interval !== undefined
+                ? { interval: current.interval }
+                : {}),
+          ...(change.timezone !== undefined
+            ? { timezone: change.timezone }
+            : current.timezone !== undefined && change.interval === undefined
+              ? { timezone: current.timezone }
+              : {}),
+        }
+      : {
+          ...(current.cron !== undefined ? { cron: current.cron } : {}),
+          ...(current.interval !== undefined ? { interval: current.interval } : {}),
+          ...(current.timezone !== undefined ? { timezone: current.timezone } : {}),
+        };
     const cadence = parseCadence(spec);
     const paused = change.paused ?? current.paused;
     const now = new Date();
@@ -547,7 +588,11 @@ export class PluginJobRunner {
       cadence.interval !== undefined ? { interval: cadence.interval, intervalMs: cadence.intervalMs } : {},
       cadence.timezone !== undefined ? { timezone: cadence.timezone } : {},
     );
-    record.nextRunAt = paused ? null : cadenceChanged || current.nextRunAt === null ? cadence.next(now, new Date(current.createdAt)).toISOString() : current.nextRunAt;
+    record.nextRunAt = paused
+      ? null
+      : cadenceChanged || current.nextRunAt === null
+        ? cadence.next(now, new Date(current.createdAt)).toISOString()
+        : current.nextRunAt;
     await this.store.putSchedule(record);
     this.cadences.set(this.scheduleKey(tenant, id), cadence);
     this.armSchedule(record);
@@ -590,9 +635,18 @@ export class PluginJobRunner {
   private async fire(record: ScheduleRecord, why: 'tick' | 'manual' | 'catch-up'): Promise<JobRecord> {
     const job = await this.enqueueForSchedule(record);
     const at = nowIso();
-    const updated: ScheduleRecord = { ...(this.store.getSchedule(this.plugin, record.tenant, record.id) ?? record), lastRunAt: at, lastJobId: job.id, updatedAt: at };
+    const updated: ScheduleRecord = {
+      ...(this.store.getSchedule(this.plugin, record.tenant, record.id) ?? record),
+      lastRunAt: at,
+      lastJobId: job.id,
+      updatedAt: at,
+    };
     await this.store.putSchedule(updated);
-    void this.events.append('schedule.fired', { scheduleId: record.id, jobId: job.id, jobName: record.jobName, why }, { tenant: record.tenant, subject: record.id });
+    void this.events.append(
+      'schedule.fired',
+      { scheduleId: record.id, jobId: job.id, jobName: record.jobName, why },
+      { tenant: record.tenant, subject: record.id },
+    );
     return job;
   }
 
@@ -631,14 +685,17 @@ export class PluginJobRunner {
     this.scheduleTimers.delete(key);
     if (!this.started || this.stopping || record.paused || record.nextRunAt === null) return;
     const wait = Date.parse(record.nextRunAt) - Date.now();
-    const timer = setTimeout(() => {
-      this.scheduleTimers.delete(key);
-      if (wait > MAX_TIMER_MS) {
-        this.armSchedule(record);
-        return;
-      }
-      void this.tick(record.tenant, record.id).catch((err) => this.log.error({ err, schedule: record.id }, 'schedule tick failed'));
-    }, Math.min(MAX_TIMER_MS, Math.max(0, wait)));
+    const timer = setTimeout(
+      () => {
+        this.scheduleTimers.delete(key);
+        if (wait > MAX_TIMER_MS) {
+          this.armSchedule(record);
+          return;
+        }
+        void this.tick(record.tenant, record.id).catch((err) => this.log.error({ err, schedule: record.id }, 'schedule tick failed'));
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, wait)),
+    );
     timer.unref();
     this.scheduleTimers.set(key, timer);
   }
@@ -652,7 +709,13 @@ export class PluginJobRunner {
     const next = cadence.next(now, new Date(record.createdAt)).toISOString();
     if (this.activeJobOf(record)) {
       // Never overlap: the previous run is still going, so this tick is skipped and recorded.
-      const skipped: ScheduleRecord = { ...record, nextRunAt: next, skippedTicks: record.skippedTicks + 1, lastSkippedAt: now.toISOString(), updatedAt: now.toISOString() };
+      const skipped: ScheduleRecord = {
+        ...record,
+        nextRunAt: next,
+        skippedTicks: record.skippedTicks + 1,
+        lastSkippedAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      };
       await this.store.putSchedule(skipped);
       void this.events.append('schedule.skipped', { scheduleId: id, runningJobId: this.activeJobOf(record)!.id }, { tenant, subject: id });
       this.armSchedule(skipped);
@@ -681,7 +744,8 @@ export class PluginJobRunner {
     for (const job of recovered) await this.recoverInterrupted(job);
     this.finishedCount = this.store.countFinished(this.plugin);
     for (const name of this.queued.keys()) {
-      if (!this.definitions.has(name)) this.log.warn({ jobName: name, queued: this.queued.get(name)!.length }, 'queued jobs have no definition in this version of the plugin; they wait');
+      if (!this.definitions.has(name))
+        this.log.warn({ jobName: name, queued: this.queued.get(name)!.length }, 'queued jobs have no definition in this version of the plugin; they wait');
     }
     const now = Date.now();
     for (const record of this.store.schedulesOf(this.plugin)) {
@@ -791,12 +855,14 @@ export class PluginJobRunner {
     const own = (job: JobRecord | undefined): JobRecord | undefined => (job && (tenant === undefined || job.tenant === tenant) ? job : undefined);
     return {
       define: (name, handler, options) => self.define(name, handler as JobHandler<any, any>, options),
-      enqueue: (name, input, options = {}) => self.enqueue(name, input, { ...options, tenant: tenant ?? options.tenant ?? 'default' }) as Promise<JobRecord<any>>,
+      enqueue: (name, input, options = {}) =>
+        self.enqueue(name, input, { ...options, tenant: tenant ?? options.tenant ?? 'default' }) as Promise<JobRecord<any>>,
       get: (id) => own(self.get(id)),
       list: (options) => self.list(options, tenant),
       wait: (id, signal) => (own(self.get(id)) ? self.wait(id, signal) : Promise.reject(new JobNotFoundError(id))),
       cancel: async (id) => (own(self.get(id)) ? self.cancel(id) : undefined),
-      schedule: (id, spec, jobName, input, options = {}) => self.schedule(id, spec, jobName, input, { tenant: tenant ?? options.tenant ?? 'default' }) as Promise<ScheduleRecord<any>>,
+      schedule: (id, spec, jobName, input, options = {}) =>
+        self.schedule(id, spec, jobName, input, { tenant: tenant ?? options.tenant ?? 'default' }) as Promise<ScheduleRecord<any>>,
       updateSchedule: (id, change) => self.updateSchedule(id, change, scheduleTenant),
       getSchedule: (id) => self.getSchedule(id, scheduleTenant),
       listSchedules: (options = {}) => self.listSchedules(tenant ?? options.tenant),

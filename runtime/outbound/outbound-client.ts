@@ -89,7 +89,11 @@ export function createOutboundClient(settings: OutboundSettings, userAgent: stri
     agent = new Agent({
       connect: policy
         ? {
-            lookup(hostname: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) {
+            lookup(
+              hostname: string,
+              options: LookupOptions,
+              callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+            ) {
               dnsLookup(hostname, { all: true, ...(options.family ? { family: options.family } : {}) }, (err, addresses) => {
                 if (err) return callback(err, []);
                 const allowed = addresses.filter((a) => policy.addressAllowed(a.address));
@@ -145,11 +149,19 @@ export function createOutboundClient(settings: OutboundSettings, userAgent: stri
         const listed = policy?.hostListed(url.hostname, url.port || (url.protocol === 'https:' ? '443' : '80')) ?? true;
         let res;
         try {
-          res = await undiciFetch(url, { method, headers, body, signal, redirect: 'manual', dispatcher: listed ? agentFor(undefined, 'trusted') : agentFor(policy, key) } as unknown as UndiciRequestInit);
+          res = await undiciFetch(url, {
+            method,
+            headers,
+            body,
+            signal,
+            redirect: 'manual',
+            dispatcher: listed ? agentFor(undefined, 'trusted') : agentFor(policy, key),
+          } as unknown as UndiciRequestInit);
         } catch (err) {
           const cause = (err as { cause?: { code?: string; message?: string } }).cause;
           if (cause?.code === 'EGRESS_DENIED') throw new EgressDeniedError(url.href, 'private_address');
-          if (timeout.aborted) throw upstreamError('upstream_timeout', url.href, `${url.href} did not answer within ${init.timeoutMs ?? settings.timeoutMs} ms.`);
+          if (timeout.aborted)
+            throw upstreamError('upstream_timeout', url.href, `${url.href} did not answer within ${init.timeoutMs ?? settings.timeoutMs} ms.`);
           if (init.signal?.aborted) throw err;
           throw upstreamError('upstream_unreachable', url.href, `${url.href} is unreachable (${cause?.code ?? cause?.message ?? (err as Error).message}).`);
         }
@@ -188,7 +200,8 @@ export function createOutboundClient(settings: OutboundSettings, userAgent: stri
           try {
             for await (const chunk of stream()) chunks.push(chunk);
           } catch (err) {
-            if (timeout.aborted) throw upstreamError('upstream_timeout', finalUrl, `${finalUrl} did not finish within ${init.timeoutMs ?? settings.timeoutMs} ms.`);
+            if (timeout.aborted)
+              throw upstreamError('upstream_timeout', finalUrl, `${finalUrl} did not finish within ${init.timeoutMs ?? settings.timeoutMs} ms.`);
             throw err;
           }
           return Buffer.concat(chunks);

@@ -79,7 +79,11 @@ export function tenancyConformance(label: string, options: TenancyConformanceOpt
       const base = app.url(options.listener ?? (listeners[0]!.name as string));
       for (const tenant of tenants) {
         const asSuper = { 'x-api-key': superKey, 'x-tenant': tenant, 'content-type': 'application/json' };
-        const user = await fetch(`${hub}/hub/rbac/users`, { method: 'POST', headers: asSuper, body: JSON.stringify({ name: `${tenant}-admin`, roles: ['admin'] }) });
+        const user = await fetch(`${hub}/hub/rbac/users`, {
+          method: 'POST',
+          headers: asSuper,
+          body: JSON.stringify({ name: `${tenant}-admin`, roles: ['admin'] }),
+        });
         if (user.status !== 201) throw new Error(`creating the ${tenant} admin: ${user.status} ${await user.text()}`);
         const userId = ((await user.json()) as { user: { id: string } }).user.id;
         const key = await fetch(`${hub}/hub/rbac/keys`, { method: 'POST', headers: asSuper, body: JSON.stringify({ name: `${tenant} admin key`, userId }) });
@@ -125,7 +129,7 @@ export function tenancyConformance(label: string, options: TenancyConformanceOpt
           expect(hidden).toContain((await resource.read(b(), ref)).status);
         });
 
-        it('another tenant\'s list omits it', async () => {
+        it("another tenant's list omits it", async () => {
           expect(await resource.list(a())).toContainEqual(ref);
           expect(await resource.list(b())).not.toContainEqual(ref);
         });

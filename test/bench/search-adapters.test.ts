@@ -30,10 +30,14 @@ if (!haveData) console.warn(`search bench adapter tests skipped: Cranfield not f
 
 describe('search bench helpers', () => {
   it('nDCG@10 uses graded gains, a log2 discount and the ideal from the judgments', () => {
-    const judged = new Map([['a', 3], ['b', 1], ['c', 0]]);
+    const judged = new Map([
+      ['a', 3],
+      ['b', 1],
+      ['c', 0],
+    ]);
     expect(ndcgAt(10, ['a', 'b'], judged)).toBeCloseTo(1, 10);
     expect(ndcgAt(10, ['b', 'a'], judged)).toBeCloseTo((1 + 3 / Math.log2(3)) / (3 + 1 / Math.log2(3)), 10);
-    expect(ndcgAt(10, ['x', 'a', 'a'], judged)).toBeCloseTo((3 / Math.log2(3)) / (3 + 1 / Math.log2(3)), 10);
+    expect(ndcgAt(10, ['x', 'a', 'a'], judged)).toBeCloseTo(3 / Math.log2(3) / (3 + 1 / Math.log2(3)), 10);
     expect(ndcgAt(10, ['a'], new Map([['a', 0]]))).toBe(0);
   });
 
@@ -61,15 +65,25 @@ describe('search bench helpers', () => {
 
   it('measures latency percentiles over every query at the concurrency asked', async () => {
     expect(percentile([5, 1, 4, 2, 3], 50)).toBe(3);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99)).toBe(99);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        99,
+      ),
+    ).toBe(99);
     let inFlight = 0;
     let maxInFlight = 0;
-    const figures = await runQueries(async () => {
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await new Promise((r) => setTimeout(r, 1));
-      inFlight--;
-      return ['x'];
-    }, Array.from({ length: 32 }, (_, i) => `q${i}`), 10, 8);
+    const figures = await runQueries(
+      async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        return ['x'];
+      },
+      Array.from({ length: 32 }, (_, i) => `q${i}`),
+      10,
+      8,
+    );
     expect(maxInFlight).toBe(8);
     expect(figures.queries).toBe(32);
     expect(figures.nonEmpty).toBe(32);

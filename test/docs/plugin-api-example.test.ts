@@ -40,7 +40,9 @@ describe('the worked example of docs/plugin-api.md, run verbatim', () => {
     const file = path.join(dir, 'manifest.json');
     writeFileSync(file, JSON.stringify(manifest));
     const sink = new Writable({ write: (_c, _e, done) => done() });
-    app = await App.create(resolveManifest(manifest, { file, dir, dataDir: path.join(dir, 'data') }), { logger: createLogger({ level: 'silent', destination: sink }) });
+    app = await App.create(resolveManifest(manifest, { file, dir, dataDir: path.join(dir, 'data') }), {
+      logger: createLogger({ level: 'silent', destination: sink }),
+    });
     await app.start();
     base = app.url('main');
   });
@@ -50,7 +52,11 @@ describe('the worked example of docs/plugin-api.md, run verbatim', () => {
   });
 
   it('creates and reads a note, answers the declared note_not_found, and counts through the dependent plugin', async () => {
-    const created = await fetch(`${base}/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"Groceries","text":"Milk, eggs, coffee"}' });
+    const created = await fetch(`${base}/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"title":"Groceries","text":"Milk, eggs, coffee"}',
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe('/notes/1');
     expect(await json(created)).toEqual({ ok: true, note: { id: '1', title: 'Groceries', text: 'Milk, eggs, coffee' } });
@@ -82,6 +88,8 @@ describe('the worked example of docs/plugin-api.md, run verbatim', () => {
     const complete = (): boolean => text.includes('event: note.created') && text.indexOf('\n\n', text.indexOf('event: note.created')) !== -1;
     while (!complete()) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
-    expect(text).toMatch(/^retry: 2000\n\nid: 1\nevent: note\.created\ndata: \{"id":1,"type":"note\.created","time":"[^"]+","tenant":"default","subject":"1","data":\{"id":"1","title":"Groceries"\}\}\n/);
+    expect(text).toMatch(
+      /^retry: 2000\n\nid: 1\nevent: note\.created\ndata: \{"id":1,"type":"note\.created","time":"[^"]+","tenant":"default","subject":"1","data":\{"id":"1","title":"Groceries"\}\}\n/,
+    );
   });
 });

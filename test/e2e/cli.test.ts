@@ -88,7 +88,10 @@ describe('tessera CLI', () => {
     running.push(cli);
     const { main } = await listeningUrls(cli, 1);
     const slow = fetch(`${main}/slow?ms=800`);
-    await cli.waitForLog((l) => l.msg === 'request' && l.route === '/slow').catch(() => undefined).then(() => undefined);
+    await cli
+      .waitForLog((l) => l.msg === 'request' && l.route === '/slow')
+      .catch(() => undefined)
+      .then(() => undefined);
     // The log line is written when the response is ready, so wait for the request to be in flight instead.
     await new Promise((r) => setTimeout(r, 200));
     cli.child.kill('SIGTERM');
@@ -109,7 +112,11 @@ describe('tessera CLI', () => {
     const { main } = await listeningUrls(first, 1);
     const acknowledged: string[] = [];
     for (let i = 0; i < 50; i++) {
-      const res = await fetch(`${main}/kv/key-${i}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value: { i } }) });
+      const res = await fetch(`${main}/kv/key-${i}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: { i } }),
+      });
       if (res.status === 200) acknowledged.push(`key-${i}`);
     }
     first.child.kill('SIGKILL');
@@ -125,7 +132,7 @@ describe('tessera CLI', () => {
     }
   });
 
-  it('serves the default manifest\'s five listeners (with --data-dir overriding its dataDir)', async () => {
+  it("serves the default manifest's five listeners (with --data-dir overriding its dataDir)", async () => {
     const d = dir();
     const cli = runCli(['serve', '--manifest', 'manifests/default.json', '--data-dir', d]);
     running.push(cli);
@@ -135,7 +142,11 @@ describe('tessera CLI', () => {
       throw err;
     });
     if (!urls) return;
-    expect(Object.values(urls).map((u) => Number(new URL(u).port)).sort()).toEqual([3848, 3849, 3851, 3852, 3853]);
+    expect(
+      Object.values(urls)
+        .map((u) => Number(new URL(u).port))
+        .sort(),
+    ).toEqual([3848, 3849, 3851, 3852, 3853]);
     const health = await json(await fetch(`${urls.search}/health`));
     expect(health).toMatchObject({ ok: true, status: 'ok', storage: 'lmdb' });
     cli.child.kill('SIGTERM');

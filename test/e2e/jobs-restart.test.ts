@@ -22,7 +22,11 @@ function workerManifest(dir: string, extra: Record<string, unknown> = {}): strin
 }
 
 async function call(base: string, method: string, p: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${p}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return json(res);
 }
 
@@ -112,7 +116,11 @@ describe('jobs and schedules across process deaths', () => {
     const schedules = store.namespace('__runtime').db<any, [string, string, string]>('schedules');
     for (const id of ['hourly-once', 'hourly-skip']) {
       const record = schedules.get(['worker', 'default', id]);
-      await schedules.put(['worker', 'default', id], { ...record, createdAt: new Date(Date.now() - 5.5 * 3_600_000).toISOString(), nextRunAt: new Date(Date.now() - 4.5 * 3_600_000).toISOString() });
+      await schedules.put(['worker', 'default', id], {
+        ...record,
+        createdAt: new Date(Date.now() - 5.5 * 3_600_000).toISOString(),
+        nextRunAt: new Date(Date.now() - 4.5 * 3_600_000).toISOString(),
+      });
     }
     await store.close();
 

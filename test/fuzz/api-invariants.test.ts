@@ -9,19 +9,35 @@ const seed = process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(
 const runs = Number(process.env.FUZZ_RUNS ?? 150);
 
 describe('search API under generated input', () => {
-  it('never answers 500, keeps /health under a second, and keeps exactly the acknowledged documents across a restart', async () => {
-    const dataDir = tempDir();
-    try {
-      const run = await fuzzApi({ seed, runs, maxCommands: 8, dataDir });
-      console.log(JSON.stringify({ fuzz: { seed, runs, commands: run.commands, acknowledged: run.acknowledged, refused: run.refused, healthMaxMs: run.health.maxMs, violations: run.violations.length } }));
-      expect(run.violations).toEqual([]);
-      expect(run.health.failures).toBe(0);
-      expect(run.health.maxMs).toBeLessThan(1000);
-      // The run exercised both sides of the durability invariant.
-      expect(run.acknowledged).toBeGreaterThan(10);
-      expect(run.refused).toBeGreaterThan(0);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }, Math.max(240_000, runs * 6_000));
+  it(
+    'never answers 500, keeps /health under a second, and keeps exactly the acknowledged documents across a restart',
+    async () => {
+      const dataDir = tempDir();
+      try {
+        const run = await fuzzApi({ seed, runs, maxCommands: 8, dataDir });
+        console.log(
+          JSON.stringify({
+            fuzz: {
+              seed,
+              runs,
+              commands: run.commands,
+              acknowledged: run.acknowledged,
+              refused: run.refused,
+              healthMaxMs: run.health.maxMs,
+              violations: run.violations.length,
+            },
+          }),
+        );
+        expect(run.violations).toEqual([]);
+        expect(run.health.failures).toBe(0);
+        expect(run.health.maxMs).toBeLessThan(1000);
+        // The run exercised both sides of the durability invariant.
+        expect(run.acknowledged).toBeGreaterThan(10);
+        expect(run.refused).toBeGreaterThan(0);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    Math.max(240_000, runs * 6_000),
+  );
 });

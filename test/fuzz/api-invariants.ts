@@ -55,7 +55,32 @@ export function raw(base: string, method: string, path: string, body?: string, c
 
 // ---- generators ----
 
-const oddStrings = ['.', '..', '...', '/', 'a/b', '%2F', '%', '%zz', '?', '#', ' ', '\t', '\u0000', '\uFEFF', '\u202E', '\uD800', '😀', 'e\u0301', 'İ', 'ß', '__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+const oddStrings = [
+  '.',
+  '..',
+  '...',
+  '/',
+  'a/b',
+  '%2F',
+  '%',
+  '%zz',
+  '?',
+  '#',
+  ' ',
+  '\t',
+  '\u0000',
+  '\uFEFF',
+  '\u202E',
+  '\uD800',
+  '😀',
+  'e\u0301',
+  'İ',
+  'ß',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+];
 const idArb = fc.oneof(
   { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
   { weight: 2, arbitrary: fc.constantFrom(...oddStrings) },
@@ -102,10 +127,7 @@ const docArb: fc.Arbitrary<GenDoc> = fc
     { requiredKeys: ['id', 'title'] },
   )
   .chain((doc) =>
-    fc.oneof(
-      { weight: 8, arbitrary: fc.constant(undefined) },
-      { weight: 1, arbitrary: fc.integer({ min: 30, max: 20_000 }) },
-    ).map((depth) => {
+    fc.oneof({ weight: 8, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: 30, max: 20_000 }) }).map((depth) => {
       const base = JSON.stringify(doc);
       const json = depth === undefined ? base : `${base.slice(0, -1)},"deep":${nestedJson(depth)}}`;
       return { json, id: doc.id, title: doc.title };
@@ -130,7 +152,10 @@ const searchArb = fc.record(
     filter: filterArb,
     vector: fc.oneof(fc.array(extremeNumbers, { minLength: DIMS, maxLength: DIMS }), fc.array(extremeNumbers, { maxLength: 6 })),
     highlight: fc.boolean(),
-    geo: fc.record({ lat: extremeNumbers, lon: extremeNumbers, radius: fc.oneof(fc.constantFrom('1e9km', '10km', '-1m', 'far'), extremeNumbers) }, { requiredKeys: [] }),
+    geo: fc.record(
+      { lat: extremeNumbers, lon: extremeNumbers, radius: fc.oneof(fc.constantFrom('1e9km', '10km', '-1m', 'far'), extremeNumbers) },
+      { requiredKeys: [] },
+    ),
     extraKey: fc.jsonValue({ maxDepth: 1 }),
   },
   { requiredKeys: [] },
@@ -153,7 +178,14 @@ export const commandArb: fc.Arbitrary<Command> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('bulk' as const),
-      lines: fc.array(fc.oneof(docArb.map((d) => d.json), fc.constantFrom('{', '', '[]', 'null', '{"index":{}}', '\uD800'), fc.string()), { minLength: 1, maxLength: 8 }),
+      lines: fc.array(
+        fc.oneof(
+          docArb.map((d) => d.json),
+          fc.constantFrom('{', '', '[]', 'null', '{"index":{}}', '\uD800'),
+          fc.string(),
+        ),
+        { minLength: 1, maxLength: 8 },
+      ),
     }),
   },
   {
@@ -252,7 +284,9 @@ export async function runCommand(base: string, model: Model, cmd: Command): Prom
         const { total, hits } = answer.body as { total: number; hits: unknown[] };
         const size = (cmd.body as { size?: number }).size ?? 10;
         if (!Array.isArray(hits) || typeof total !== 'number' || hits.length > size || total < hits.length) {
-          model.violations.push(`search answer inconsistent (total ${total}, ${Array.isArray(hits) ? hits.length : 'no'} hits, size ${size}) for ${JSON.stringify(cmd.body).slice(0, 300)}`);
+          model.violations.push(
+            `search answer inconsistent (total ${total}, ${Array.isArray(hits) ? hits.length : 'no'} hits, size ${size}) for ${JSON.stringify(cmd.body).slice(0, 300)}`,
+          );
         }
       }
       break;
@@ -272,7 +306,12 @@ export async function runCommand(base: string, model: Model, cmd: Command): Prom
     }
     case 'indexPath':
       // Raw tokens (`..`, `%2E%2E`, `%zz`) go out as written; other names are percent-encoded.
-      answer = await raw(base, cmd.method, `/v1/indexes/${/^[\x21-\x7e]*$/.test(cmd.name) ? cmd.name : pathId(cmd.name)}`, cmd.method === 'PATCH' ? '{}' : undefined);
+      answer = await raw(
+        base,
+        cmd.method,
+        `/v1/indexes/${/^[\x21-\x7e]*$/.test(cmd.name) ? cmd.name : pathId(cmd.name)}`,
+        cmd.method === 'PATCH' ? '{}' : undefined,
+      );
       break;
   }
   if (answer.status >= 500 && answer.status !== 503) {
@@ -289,7 +328,9 @@ export async function checkDurability(base: string, model: Model): Promise<void>
       continue;
     }
     if (JSON.stringify(got.body.document.title) !== title) {
-      model.violations.push(`document ${JSON.stringify(id)} has title ${JSON.stringify(got.body.document.title)?.slice(0, 80)} after restart, acknowledged ${title.slice(0, 80)}`);
+      model.violations.push(
+        `document ${JSON.stringify(id)} has title ${JSON.stringify(got.body.document.title)?.slice(0, 80)} after restart, acknowledged ${title.slice(0, 80)}`,
+      );
     }
     const found = await raw(base, 'POST', `/v1/indexes/${INDEX}/search`, JSON.stringify({ q: '', filter: { in: { id: [id] } }, size: 1 }));
     if (found.status !== 200 || found.body.total !== 1) {

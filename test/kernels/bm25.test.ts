@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createKernelRunner, reference, type Bm25Term, type KernelRunner, type PostingsBlock,
-} from '../../kernels/src/index.js';
+import { createKernelRunner, reference, type Bm25Term, type KernelRunner, type PostingsBlock } from '../../kernels/src/index.js';
 import type { ReferenceBm25Term } from '../../kernels/src/reference/index.js';
 import { prng, randInt } from './support/prng.js';
 import { plain } from './support/top-k-assertions.js';
@@ -69,11 +67,17 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
         for (const k of [1, 10, docCount + 5]) {
           for (const withFilter of [false, true]) {
             const actual = await runner.bm25({
-              k, k1: 1.2, b: 0.75, minimumShouldMatch,
+              k,
+              k1: 1.2,
+              b: 0.75,
+              minimumShouldMatch,
               segments: [{ docBase: 0, docCount, terms, ...(withFilter ? { filter } : {}) }],
             });
             const expected = reference.bm25Search({
-              k, k1: 1.2, b: 0.75, minimumShouldMatch,
+              k,
+              k1: 1.2,
+              b: 0.75,
+              minimumShouldMatch,
               segments: [{ docBase: 0, docCount, terms: seg.terms, ...(withFilter ? { allowed: (d: number) => allowed.has(d) } : {}) }],
             });
             expect(plain(actual)).toEqual(plain(expected));
@@ -133,10 +137,17 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
     const inBody = runner.loadPostings(Uint32Array.from([0]), Uint32Array.from([1]));
     const other = runner.loadPostings(Uint32Array.from([1, 2]), Uint32Array.from([1, 1]));
     const field = { docLengths: lengths, avgdl: 5, idf: 1 };
-    const segments = [{
-      docBase: 0, docCount: 3,
-      terms: [{ ...field, postings: inTitle, term: 0 }, { ...field, postings: inBody, term: 0 }, { ...field, postings: other, term: 1 }],
-    }];
+    const segments = [
+      {
+        docBase: 0,
+        docCount: 3,
+        terms: [
+          { ...field, postings: inTitle, term: 0 },
+          { ...field, postings: inBody, term: 0 },
+          { ...field, postings: other, term: 1 },
+        ],
+      },
+    ];
     // Only document 1 has both query terms; document 0 has term 0 twice (two fields).
     expect([...(await runner.bm25({ k: 10, segments, minimumShouldMatch: 2 })).ids]).toEqual([1]);
     for (const b of [inTitle, inBody, other, lengths]) runner.release(b);
@@ -180,7 +191,8 @@ describe('postings views', () => {
       const viewB = runner.postingsView(field, 3, 2);
       const ownB = runner.loadPostings(new Uint32Array([1, 3]), new Uint32Array([3, 1]));
       expect(viewB.maxDoc).toBe(3);
-      const query = (postings: typeof ownB) => runner.bm25({ k: 10, segments: [{ docBase: 0, docCount: 4, terms: [{ postings, docLengths: lengths, avgdl: 3.5, idf: 1.3 }] }] });
+      const query = (postings: typeof ownB) =>
+        runner.bm25({ k: 10, segments: [{ docBase: 0, docCount: 4, terms: [{ postings, docLengths: lengths, avgdl: 3.5, idf: 1.3 }] }] });
       const [fromView, fromOwn] = await Promise.all([query(viewB), query(ownB)]);
       expect(plain(fromView)).toEqual(plain(fromOwn));
       expect(fromView.total).toBe(2);

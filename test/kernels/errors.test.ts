@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import {
-  KernelAbortError, KernelBuildMissingError, KernelError, kernelErrorCodes, KernelInvalidInputError,
-  KernelOutOfMemoryError, KernelRegionReleasedError, KernelRunnerClosedError, KernelTrapError, KernelWorkerError,
+  KernelAbortError,
+  KernelBuildMissingError,
+  KernelError,
+  kernelErrorCodes,
+  KernelInvalidInputError,
+  KernelOutOfMemoryError,
+  KernelRegionReleasedError,
+  KernelRunnerClosedError,
+  KernelTrapError,
+  KernelWorkerError,
 } from '../../kernels/src/index.js';
 import { kernelErrorFromWire, kernelErrorToWire, toKernelError } from '../../kernels/src/errors.js';
 
 const instances: KernelError[] = [
-  new KernelInvalidInputError('m'), new KernelRegionReleasedError('m'), new KernelOutOfMemoryError('m'),
-  new KernelAbortError('m'), new KernelTrapError('m'), new KernelBuildMissingError('m'), new KernelRunnerClosedError(),
+  new KernelInvalidInputError('m'),
+  new KernelRegionReleasedError('m'),
+  new KernelOutOfMemoryError('m'),
+  new KernelAbortError('m'),
+  new KernelTrapError('m'),
+  new KernelBuildMissingError('m'),
+  new KernelRunnerClosedError(),
   new KernelWorkerError('m'),
 ];
 

@@ -101,7 +101,12 @@ describe.each(['release', 'debug'] as const)('geo nearest (%s build)', (build) =
       lons.push(city.lon);
     }
     const block = runner.loadGeoPoints(lats, lons);
-    for (const [lat, lon] of [[52.52, 13.405], [35.68, 139.69], [-22.91, -43.17], [64.14, -21.94]] as const) {
+    for (const [lat, lon] of [
+      [52.52, 13.405],
+      [35.68, 139.69],
+      [-22.91, -43.17],
+      [64.14, -21.94],
+    ] as const) {
       expectSameNearest(await runner.geoNearest({ block, lat, lon, k: 25 }), reference.geoNearest({ lats, lons, lat, lon, k: 25 }));
     }
     runner.release(block);
@@ -112,8 +117,12 @@ describe.each(['release', 'debug'] as const)('geo nearest (%s build)', (build) =
     expect(() => runner.loadGeoPoints([0], [Number.NaN])).toThrow(expect.objectContaining({ code: 'kernel_invalid_input' }));
     expect(() => runner.loadGeoPoints([0, 1], [0])).toThrow(expect.objectContaining({ code: 'kernel_invalid_input' }));
     const block = runner.loadGeoPoints([0], [0]);
-    for (const q of [{ lat: 0, lon: 181, k: 1 }, { lat: 0, lon: 0, k: 0 }, { lat: 0, lon: 0, k: 1, radiusMeters: -1 },
-      { lat: 0, lon: 0, k: 1, box: { minLat: 10, maxLat: 0, minLon: 0, maxLon: 1 } }]) {
+    for (const q of [
+      { lat: 0, lon: 181, k: 1 },
+      { lat: 0, lon: 0, k: 0 },
+      { lat: 0, lon: 0, k: 1, radiusMeters: -1 },
+      { lat: 0, lon: 0, k: 1, box: { minLat: 10, maxLat: 0, minLon: 0, maxLon: 1 } },
+    ]) {
       await expect(runner.geoNearest({ block, ...q })).rejects.toMatchObject({ code: 'kernel_invalid_input' });
     }
     runner.release(block);

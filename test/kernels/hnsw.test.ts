@@ -1,8 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createKernelRunner, KernelInvalidInputError, type HnswGraphBlock, type KernelRunner, type Metric, type VectorBlock,
-} from '../../kernels/src/index.js';
+import { createKernelRunner, KernelInvalidInputError, type HnswGraphBlock, type KernelRunner, type Metric, type VectorBlock } from '../../kernels/src/index.js';
 import { gaussianVectors, prng } from './support/prng.js';
 import { MNIST_DIR, mnistAvailable, readVecs } from './support/texmex.js';
 
@@ -22,7 +20,12 @@ async function recall(runner: KernelRunner, graph: HnswGraphBlock, block: Vector
   return hits / (n * K);
 }
 
-async function built(runner: KernelRunner, block: VectorBlock, metric: Metric, options: { m?: number; efConstruction?: number; seed?: number } = {}): Promise<HnswGraphBlock> {
+async function built(
+  runner: KernelRunner,
+  block: VectorBlock,
+  metric: Metric,
+  options: { m?: number; efConstruction?: number; seed?: number } = {},
+): Promise<HnswGraphBlock> {
   const graph = runner.createHnswGraph(block, { metric, m: 12, efConstruction: 100, ...options });
   await runner.buildHnsw({ graph, vectors: block });
   return graph;
@@ -35,25 +38,28 @@ describe('HNSW graph kernel', () => {
   });
   afterAll(() => runner.close());
 
-  it.each(['dot', 'cosine', 'euclidean'] as const)('reaches recall@10 >= 0.95 against the exact scan on 5k clustered 64-d vectors at ef 200 (%s)', async (metric) => {
-    const rand = prng(7);
-    const dims = 64;
-    // Clustered data, like real embeddings: 50 centres plus noise.
-    const centres = gaussianVectors(rand, 50, dims);
-    const clustered = (n: number): Float32Array => {
-      const noise = gaussianVectors(rand, n, dims);
-      const out = new Float32Array(n * dims);
-      for (let i = 0; i < n; i++) for (let j = 0; j < dims; j++) out[i * dims + j] = centres[Math.floor(rand() * 50) * dims + j]! * 2 + noise[i * dims + j]!;
-      return out;
-    };
-    const block = runner.loadVectors(clustered(5_000), { dims });
-    const graph = await built(runner, block, metric);
-    expect(runner.hnswInserted(graph)).toBe(5_000);
-    const r = await recall(runner, graph, block, clustered(100), metric, 200);
-    runner.release(graph);
-    runner.release(block);
-    expect(r).toBeGreaterThanOrEqual(0.95);
-  });
+  it.each(['dot', 'cosine', 'euclidean'] as const)(
+    'reaches recall@10 >= 0.95 against the exact scan on 5k clustered 64-d vectors at ef 200 (%s)',
+    async (metric) => {
+      const rand = prng(7);
+      const dims = 64;
+      // Clustered data, like real embeddings: 50 centres plus noise.
+      const centres = gaussianVectors(rand, 50, dims);
+      const clustered = (n: number): Float32Array => {
+        const noise = gaussianVectors(rand, n, dims);
+        const out = new Float32Array(n * dims);
+        for (let i = 0; i < n; i++) for (let j = 0; j < dims; j++) out[i * dims + j] = centres[Math.floor(rand() * 50) * dims + j]! * 2 + noise[i * dims + j]!;
+        return out;
+      };
+      const block = runner.loadVectors(clustered(5_000), { dims });
+      const graph = await built(runner, block, metric);
+      expect(runner.hnswInserted(graph)).toBe(5_000);
+      const r = await recall(runner, graph, block, clustered(100), metric, 200);
+      runner.release(graph);
+      runner.release(block);
+      expect(r).toBeGreaterThanOrEqual(0.95);
+    },
+  );
 
   it('keeps every list within its degree bound, without self-links or duplicates, and reaches every node from the entry point', async () => {
     const rand = prng(11);
@@ -71,10 +77,12 @@ describe('HNSW graph kernel', () => {
     const seen = new Uint8Array(3_000);
     const queue = [entry];
     seen[entry] = 1;
-    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) {
-      queue.push(id);
-      seen[id] = 1;
-    }
+    while (queue.length > 0)
+      for (const id of neighbors[queue.pop()!]!)
+        if (!seen[id]) {
+          queue.push(id);
+          seen[id] = 1;
+        }
     // The pruning heuristic can strand a node or two on level 0 (hnswlib and the paper alike); a
     // broken link step strands hundreds.
     expect(seen.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_990);
@@ -103,10 +111,18 @@ describe('HNSW graph kernel', () => {
     const graph = runner.createHnswGraph(block, { metric: 'euclidean', m: 6, efConstruction: 32 });
     const controller = new AbortController();
     const progress: number[] = [];
-    await expect(runner.buildHnsw({
-      graph, vectors: block, chunk: 300, signal: controller.signal,
-      onProgress: (done) => { progress.push(done); if (done >= 600) controller.abort(); },
-    })).rejects.toThrow();
+    await expect(
+      runner.buildHnsw({
+        graph,
+        vectors: block,
+        chunk: 300,
+        signal: controller.signal,
+        onProgress: (done) => {
+          progress.push(done);
+          if (done >= 600) controller.abort();
+        },
+      }),
+    ).rejects.toThrow();
     expect(progress).toEqual([300, 600]);
     expect(runner.hnswInserted(graph)).toBe(600);
     await expect(runner.hnswSearch({ graph, vectors: block, vector: new Array(8).fill(0), k: 3 })).rejects.toThrow(KernelInvalidInputError);
@@ -126,7 +142,10 @@ describe('HNSW graph kernel', () => {
     const data = gaussianVectors(rand, 4_000, dims);
     const block = runner.loadVectors(data, { dims });
     const graph = await built(runner, block, 'dot');
-    const even = runner.loadBitsetFromIds(Array.from({ length: 2_000 }, (_, i) => i * 2), 4_000);
+    const even = runner.loadBitsetFromIds(
+      Array.from({ length: 2_000 }, (_, i) => i * 2),
+      4_000,
+    );
     const vector = gaussianVectors(rand, 1, dims);
     const top = await runner.hnswSearch({ graph, vectors: block, vector, k: 20, ef: 100, filter: even });
     expect(top.ids.length).toBe(20);
@@ -162,7 +181,9 @@ describe('HNSW graph kernel', () => {
       int8Hits += [...walkInt8.ids].filter((id) => exact.has(id)).length;
       for (let i = 0; i < walkInt8.ids.length; i++) {
         const id = walkInt8.ids[i]!;
-        let dot = 0, qq = 0, rr = 0;
+        let dot = 0,
+          qq = 0,
+          rr = 0;
         for (let j = 0; j < dims; j++) {
           dot += data[id * dims + j]! * vector[j]!;
           qq += vector[j]! ** 2;
@@ -176,7 +197,9 @@ describe('HNSW graph kernel', () => {
     expect(int8Hits).toBeGreaterThanOrEqual(f32Hits - 25);
     const plain = runner.loadVectors(data.subarray(0, 10 * dims), { dims });
     const plainGraph = await built(runner, plain, 'cosine');
-    await expect(runner.hnswSearch({ graph: plainGraph, vectors: plain, vector: queries.subarray(0, dims), k: 3, quantized: true })).rejects.toThrow(/quantize: true/);
+    await expect(runner.hnswSearch({ graph: plainGraph, vectors: plain, vector: queries.subarray(0, dims), k: 3, quantized: true })).rejects.toThrow(
+      /quantize: true/,
+    );
     for (const b of [graph, block, plainGraph, plain]) runner.release(b);
   });
 
@@ -230,10 +253,12 @@ describe('HNSW graph kernel', () => {
     const seen = new Uint8Array(3_000);
     const queue = [entry];
     seen[entry] = 1;
-    while (queue.length > 0) for (const id of neighbors[queue.pop()!]!) if (!seen[id]) {
-      queue.push(id);
-      seen[id] = 1;
-    }
+    while (queue.length > 0)
+      for (const id of neighbors[queue.pop()!]!)
+        if (!seen[id]) {
+          queue.push(id);
+          seen[id] = 1;
+        }
     expect(seen.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_990);
     expect(() => runner.createHnswGraph(all, { metric: 'cosine', m: 8, efConstruction: 100, from: first })).toThrow(/other parameters/);
     expect(() => runner.createHnswGraph(head, { metric: 'cosine', m: 12, efConstruction: 100, from: grown })).toThrow(/more than the block/);
@@ -272,24 +297,35 @@ describe('HNSW graph kernel', () => {
     it.each([
       ['euclidean', 'groundtruth_l2.ivecs'],
       ['cosine', 'groundtruth_cos.ivecs'],
-    ] as const)('reaches recall@10 >= 0.95 against the published %s ground truth at M 16, efConstruction 200, ef 40, walking f32 or int8', async (metric, gtFile) => {
-      const base = readVecs(fileURLToPath(new URL('base.fvecs.gz', MNIST_DIR)), 'f');
-      const queries = readVecs(fileURLToPath(new URL('query.fvecs.gz', MNIST_DIR)), 'f').data as Float32Array;
-      const gt = readVecs(fileURLToPath(new URL(gtFile, MNIST_DIR)), 'i');
-      const block = runner.loadVectors(base.data, { dims: base.dims, quantize: true });
-      const graph = await built(runner, block, metric, { m: 16, efConstruction: 200 });
-      for (const quantized of [false, true]) {
-        let hits = 0;
-        const n = 300;
-        for (let q = 0; q < n; q++) {
-          const top = await runner.hnswSearch({ graph, vectors: block, vector: queries.subarray(q * base.dims, (q + 1) * base.dims), k: K, ef: 40, quantized });
-          const truth = new Set(gt.data.subarray(q * gt.dims, q * gt.dims + K));
-          hits += [...top.ids].filter((id) => truth.has(id)).length;
+    ] as const)(
+      'reaches recall@10 >= 0.95 against the published %s ground truth at M 16, efConstruction 200, ef 40, walking f32 or int8',
+      async (metric, gtFile) => {
+        const base = readVecs(fileURLToPath(new URL('base.fvecs.gz', MNIST_DIR)), 'f');
+        const queries = readVecs(fileURLToPath(new URL('query.fvecs.gz', MNIST_DIR)), 'f').data as Float32Array;
+        const gt = readVecs(fileURLToPath(new URL(gtFile, MNIST_DIR)), 'i');
+        const block = runner.loadVectors(base.data, { dims: base.dims, quantize: true });
+        const graph = await built(runner, block, metric, { m: 16, efConstruction: 200 });
+        for (const quantized of [false, true]) {
+          let hits = 0;
+          const n = 300;
+          for (let q = 0; q < n; q++) {
+            const top = await runner.hnswSearch({
+              graph,
+              vectors: block,
+              vector: queries.subarray(q * base.dims, (q + 1) * base.dims),
+              k: K,
+              ef: 40,
+              quantized,
+            });
+            const truth = new Set(gt.data.subarray(q * gt.dims, q * gt.dims + K));
+            hits += [...top.ids].filter((id) => truth.has(id)).length;
+          }
+          expect(hits / (n * K)).toBeGreaterThanOrEqual(0.95);
         }
-        expect(hits / (n * K)).toBeGreaterThanOrEqual(0.95);
-      }
-      runner.release(graph);
-      runner.release(block);
-    }, 120_000);
+        runner.release(graph);
+        runner.release(block);
+      },
+      120_000,
+    );
   });
 });

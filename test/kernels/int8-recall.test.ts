@@ -6,9 +6,7 @@ import { MNIST_DIR, mnistAvailable, readVecs } from './support/texmex.js';
 
 const K = 10;
 
-async function recallAgainstF32(
-  runner: KernelRunner, block: VectorBlock, queries: Float32Array, metric: Metric,
-): Promise<number> {
+async function recallAgainstF32(runner: KernelRunner, block: VectorBlock, queries: Float32Array, metric: Metric): Promise<number> {
   const dims = block.dims;
   let hits = 0;
   const count = queries.length / dims;

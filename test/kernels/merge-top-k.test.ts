@@ -8,7 +8,12 @@ describe('mergeTopK', () => {
     const rand = prng(8);
     for (let trial = 0; trial < 200; trial++) {
       const entries = Array.from({ length: randInt(rand, 0, 60) }, (_, id) => ({ id, score: randInt(rand, 0, 5) }));
-      const chunks = [0, 1, 2].map((c) => reference.topKBySort(entries.filter((e) => e.id % 3 === c), 1000));
+      const chunks = [0, 1, 2].map((c) =>
+        reference.topKBySort(
+          entries.filter((e) => e.id % 3 === c),
+          1000,
+        ),
+      );
       const k = randInt(rand, 1, 70);
       expect(plain(mergeTopK(chunks, k))).toEqual(plain(reference.topKBySort(entries, k)));
     }

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createKernelRunner, KernelAbortError, KernelRunnerClosedError, KernelTrapError, reference, type KernelRunner,
-} from '../../kernels/src/index.js';
+import { createKernelRunner, KernelAbortError, KernelRunnerClosedError, KernelTrapError, reference, type KernelRunner } from '../../kernels/src/index.js';
 import { integerVectors, prng } from './support/prng.js';
 import { plain } from './support/top-k-assertions.js';
 
@@ -46,8 +44,9 @@ describe('kernel pool', () => {
     const block = runner.loadVectors(data, { dims, quantize: true });
     const before = runner.allocator.stats();
     const queries = Array.from({ length: 200 }, () => integerVectors(rand, 1, dims));
-    const pooled = await Promise.all(queries.map((vector, i) =>
-      runner.vectorSearch({ block, vector, metric: 'euclidean', k: 10, quantized: i % 2 === 1, mode: 'pool' })));
+    const pooled = await Promise.all(
+      queries.map((vector, i) => runner.vectorSearch({ block, vector, metric: 'euclidean', k: 10, quantized: i % 2 === 1, mode: 'pool' })),
+    );
     for (const [i, vector] of queries.entries()) {
       const inline = await runner.vectorSearch({ block, vector, metric: 'euclidean', k: 10, quantized: i % 2 === 1, mode: 'inline' });
       expect(plain(pooled[i]!)).toEqual(plain(inline));
@@ -115,8 +114,7 @@ describe('kernel runner lifecycle and options', () => {
   it('runs everything inline with threads: 0, even when the pool is asked for', async () => {
     const runner = createKernelRunner({ threads: 0 });
     const block = runner.loadVectors([1, 0, 0, 1, 1, 1], { dims: 2 });
-    expect(plain(await runner.vectorSearch({ block, vector: [1, 0], metric: 'dot', k: 3, mode: 'pool' })))
-      .toEqual({ ids: [0, 2, 1], scores: [1, 1, 0] });
+    expect(plain(await runner.vectorSearch({ block, vector: [1, 0], metric: 'dot', k: 3, mode: 'pool' }))).toEqual({ ids: [0, 2, 1], scores: [1, 1, 0] });
     await runner.close();
   });
 
@@ -128,8 +126,9 @@ describe('kernel runner lifecycle and options', () => {
     const runner = createKernelRunner({ threads: 0, initialMemoryMb: 1, maximumMemoryMb: 2 });
     // 1.75 MB of f32 fits; its int8 codes do not, so the load fails part way.
     const data = new Float32Array(1792 * 256);
-    expect(() => runner.loadVectors(data, { dims: 256, quantize: true }))
-      .toThrow(expect.objectContaining({ code: 'kernel_out_of_memory', name: 'KernelOutOfMemoryError' }));
+    expect(() => runner.loadVectors(data, { dims: 256, quantize: true })).toThrow(
+      expect.objectContaining({ code: 'kernel_out_of_memory', name: 'KernelOutOfMemoryError' }),
+    );
     // The failed load freed what it had allocated: the same f32 block alone still fits.
     expect(runner.loadVectors(data, { dims: 256 }).count).toBe(1792);
     await runner.close();

@@ -34,7 +34,13 @@ describe.each(['release', 'debug'] as const)('rrf (%s build)', (build) => {
   });
 
   it('fuses a known example: an id ranked well in both lists wins', async () => {
-    const top = await runner.rrf({ lists: [[5, 7, 9], [7, 5, 1]], k: 4 });
+    const top = await runner.rrf({
+      lists: [
+        [5, 7, 9],
+        [7, 5, 1],
+      ],
+      k: 4,
+    });
     // 5 and 7 both score 1/61 + 1/62; the tie goes to the lower id. Then 9 (1/63) before 1 (1/63).
     expect([...top.ids]).toEqual([5, 7, 1, 9]);
     expect(top.scores[0]).toBe(Math.fround(Math.fround(Math.fround(1 / 61) + Math.fround(1 / 62))));

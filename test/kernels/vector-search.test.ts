@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createKernelRunner, defaultCandidates, KernelInvalidInputError, reference, type KernelRunner, type Metric,
-} from '../../kernels/src/index.js';
+import { createKernelRunner, defaultCandidates, KernelInvalidInputError, reference, type KernelRunner, type Metric } from '../../kernels/src/index.js';
 import { gaussianVectors, integerVectors, prng } from './support/prng.js';
 import { expectCloseTopK, plain } from './support/top-k-assertions.js';
 
@@ -33,9 +31,18 @@ describe.each(['release', 'debug'] as const)('vector search (%s build)', (build)
               const f32 = await runner.vectorSearch({ block, vector: query, metric, k });
               expect(plain(f32)).toEqual(plain(reference.vectorSearch({ vectors: data, dims, query, metric, k })));
               const int8 = await runner.vectorSearch({ block, vector: query, metric, k, quantized: true, candidates: k + 7 });
-              expect(plain(int8)).toEqual(plain(reference.quantizedVectorSearch({
-                vectors: data, dims, query, metric, k, candidates: k + 7,
-              })));
+              expect(plain(int8)).toEqual(
+                plain(
+                  reference.quantizedVectorSearch({
+                    vectors: data,
+                    dims,
+                    query,
+                    metric,
+                    k,
+                    candidates: k + 7,
+                  }),
+                ),
+              );
             }
           }
         } finally {
@@ -86,7 +93,12 @@ describe('vector search edge cases', () => {
   it('orders equal scores by id ascending', async () => {
     const dims = 5;
     // Rows 0..99 cycle through four distinct vectors, so every score is shared by 25 ids.
-    const distinct = [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [1, 1, 0, 0, 0], [2, 0, 0, 0, 0]];
+    const distinct = [
+      [1, 0, 0, 0, 0],
+      [0, 1, 0, 0, 0],
+      [1, 1, 0, 0, 0],
+      [2, 0, 0, 0, 0],
+    ];
     const data = Float32Array.from({ length: 100 * dims }, (_, i) => distinct[Math.floor(i / dims) % 4]![i % dims]!);
     const block = runner.loadVectors(data, { dims, quantize: true });
     const query = [1, 0, 0, 0, 0];
@@ -97,8 +109,9 @@ describe('vector search edge cases', () => {
     const quantized = await runner.vectorSearch({ block, vector: query, metric: 'dot', k: 30, quantized: true });
     expect(plain(quantized)).toEqual(plain(top));
     for (const metric of METRICS) {
-      expect(plain(await runner.vectorSearch({ block, vector: query, metric, k: 60 })))
-        .toEqual(plain(reference.vectorSearch({ vectors: data, dims, query, metric, k: 60 })));
+      expect(plain(await runner.vectorSearch({ block, vector: query, metric, k: 60 }))).toEqual(
+        plain(reference.vectorSearch({ vectors: data, dims, query, metric, k: 60 })),
+      );
     }
     runner.release(block);
   });
@@ -113,10 +126,10 @@ describe('vector search edge cases', () => {
     for (const metric of METRICS) {
       const query = integerVectors(rand, 1, dims);
       const q = { vectors: data, dims, query, metric, k: 15, allowed: (id: number) => allowed.has(id) };
-      expect(plain(await runner.vectorSearch({ block, vector: query, metric, k: 15, filter })))
-        .toEqual(plain(reference.vectorSearch(q)));
-      expect(plain(await runner.vectorSearch({ block, vector: query, metric, k: 15, filter, quantized: true })))
-        .toEqual(plain(reference.quantizedVectorSearch({ ...q, candidates: defaultCandidates(15) })));
+      expect(plain(await runner.vectorSearch({ block, vector: query, metric, k: 15, filter }))).toEqual(plain(reference.vectorSearch(q)));
+      expect(plain(await runner.vectorSearch({ block, vector: query, metric, k: 15, filter, quantized: true }))).toEqual(
+        plain(reference.quantizedVectorSearch({ ...q, candidates: defaultCandidates(15) })),
+      );
     }
     runner.release(block);
     runner.release(filter);

@@ -30,12 +30,20 @@ describe('route permissions enforced through the auth provider', () => {
   it('403 permission_denied naming the missing permission', async () => {
     const res = await fetch(`${t.url('guarded')}/things`, { method: 'POST', headers: { 'x-api-key': 'key-reader' } });
     expect(res.status).toBe(403);
-    expect((await json(res)).error).toEqual({ code: 'permission_denied', message: 'Missing permission things:write.', details: { permission: 'things:write' } });
+    expect((await json(res)).error).toEqual({
+      code: 'permission_denied',
+      message: 'Missing permission things:write.',
+      details: { permission: 'things:write' },
+    });
   });
 
   it('passes the principal to the handler, from x-api-key or a bearer token', async () => {
     expect(await json(await fetch(`${t.url('guarded')}/things`, { headers: { 'x-api-key': 'key-reader' } }))).toEqual({ ok: true, caller: 'reader' });
-    expect(await json(await fetch(`${t.url('guarded')}/me`, { headers: { authorization: 'Bearer key-writer' } }))).toEqual({ ok: true, id: 'writer', tenant: 't1' });
+    expect(await json(await fetch(`${t.url('guarded')}/me`, { headers: { authorization: 'Bearer key-writer' } }))).toEqual({
+      ok: true,
+      id: 'writer',
+      tenant: 't1',
+    });
   });
 
   it('keeps public routes, /health, /metrics and /openapi.json open', async () => {

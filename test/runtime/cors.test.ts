@@ -32,8 +32,11 @@ describe('CORS per listener', () => {
     expect(missing.headers.get('access-control-allow-origin')).toBe(ui);
   });
 
-  it('answers a listed origin\'s preflight with 204 before routing', async () => {
-    const res = await fetch(`${open}/greet/ada`, { method: 'OPTIONS', headers: { origin: ui, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' } });
+  it("answers a listed origin's preflight with 204 before routing", async () => {
+    const res = await fetch(`${open}/greet/ada`, {
+      method: 'OPTIONS',
+      headers: { origin: ui, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(ui);
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
@@ -48,7 +51,10 @@ describe('CORS per listener', () => {
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('origin_not_allowed');
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
     }
-    const preflight = await fetch(`${open}/greet/ada`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(`${open}/greet/ada`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 

@@ -28,7 +28,12 @@ async function readSse(res: Response, stopAfter: number, controller: AbortContro
       while ((end = buffer.indexOf('\n\n')) !== -1 && out.length < stopAfter) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((l) => !l.startsWith(':'))
+            .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+        );
         if (fields.data === undefined) continue;
         out.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data) });
       }
@@ -62,7 +67,10 @@ describe('ctx.events', () => {
   it('resumes an SSE feed from Last-Event-ID: every entry exactly once, even with appends racing the reconnect', async () => {
     const start = (await call(t, 'GET', '/events?after=0&limit=1000')).next as number;
     const firstController = new AbortController();
-    const first = await fetch(`${t.url()}/events`, { headers: { accept: 'text/event-stream', 'last-event-id': String(start) }, signal: firstController.signal });
+    const first = await fetch(`${t.url()}/events`, {
+      headers: { accept: 'text/event-stream', 'last-event-id': String(start) },
+      signal: firstController.signal,
+    });
     const burst = call(t, 'POST', '/events/burst', { count: 3000 });
     // Leave mid-stream, while the burst is still being appended.
     const seen = await readSse(first, 700, firstController);
@@ -70,7 +78,10 @@ describe('ctx.events', () => {
     const lastSeen = seen.at(-1)!.id;
     const { last } = await burst;
     const secondController = new AbortController();
-    const second = await fetch(`${t.url()}/events`, { headers: { accept: 'text/event-stream', 'last-event-id': String(lastSeen) }, signal: secondController.signal });
+    const second = await fetch(`${t.url()}/events`, {
+      headers: { accept: 'text/event-stream', 'last-event-id': String(lastSeen) },
+      signal: secondController.signal,
+    });
     const rest = await readSse(second, last - lastSeen, secondController);
     const ids = [...seen, ...rest].map((e) => e.id);
     expect(ids).toEqual(Array.from({ length: last - start }, (_, i) => start + 1 + i));

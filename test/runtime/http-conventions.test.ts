@@ -34,7 +34,7 @@ describe('HTTP conventions', () => {
     expect(res.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
 
-  it('answers /health with the union of both seeds\' fields', async () => {
+  it("answers /health with the union of both seeds' fields", async () => {
     const body = await json(await fetch(`${base}/health`));
     expect(Object.keys(body).sort()).toEqual(['memory', 'ok', 'status', 'storage', 'uptime', 'uptimeMs']);
     expect(body).toMatchObject({ ok: true, status: 'ok', storage: 'lmdb' });
@@ -44,7 +44,7 @@ describe('HTTP conventions', () => {
     expect(body.memory.heapUsedMb).toBeGreaterThan(0);
   });
 
-  it('returns 201 from reply() and 409 with the plugin\'s own code', async () => {
+  it("returns 201 from reply() and 409 with the plugin's own code", async () => {
     const created = await fetch(`${base}/things`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' });
     expect(created.status).toBe(201);
     expect(await json(created)).toEqual({ ok: true, id: 'x' });
@@ -100,7 +100,11 @@ describe('HTTP conventions', () => {
   });
 
   it('413 body_too_large from Content-Length, before reading the body', async () => {
-    const res = await fetch(`${base}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(5000), count: 1 }) });
+    const res = await fetch(`${base}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(5000), count: 1 }),
+    });
     expect(res.status).toBe(413);
     expect((await json(res)).error).toEqual({ code: 'body_too_large', message: 'Request body exceeds the limit of 2048 bytes.', details: { limit: 2048 } });
   });
@@ -115,7 +119,12 @@ describe('HTTP conventions', () => {
         controller.enqueue(chunk);
       },
     });
-    const res = await fetch(`${base}/lines`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: stream, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${base}/lines`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect((await json(res)).error.code).toBe('body_too_large');
     expect(sent).toBeLessThan(1024);
@@ -274,7 +283,8 @@ describe('HTTP conventions', () => {
   });
 
   it('answers 409 plugin_route_conflict when a route added while serving collides', async () => {
-    const add = (): Promise<Response> => fetch(`${base}/routes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"path":"/dyn/twice"}' });
+    const add = (): Promise<Response> =>
+      fetch(`${base}/routes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"path":"/dyn/twice"}' });
     expect((await add()).status).toBe(201);
     const again = await add();
     expect(again.status).toBe(409);

@@ -35,7 +35,15 @@ describe('ctx.jobs', () => {
   it('runs a job to completion with progress, result, attempt history and one event per transition', async () => {
     const created = await call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 80 } });
     expect(created.status).toBe(201);
-    expect(created.body.job).toMatchObject({ name: 'sleep', plugin: 'worker', tenant: 'default', state: 'queued', attempt: 0, maxAttempts: 1, input: { ms: 80 } });
+    expect(created.body.job).toMatchObject({
+      name: 'sleep',
+      plugin: 'worker',
+      tenant: 'default',
+      state: 'queued',
+      attempt: 0,
+      maxAttempts: 1,
+      input: { ms: 80 },
+    });
     expect(created.body.job.id).toMatch(/^job_[0-9a-z]{13}[0-9a-f]{8}$/);
     const done = (await call(t, 'GET', `/jobs/${created.body.job.id}/wait`)).body.job;
     expect(done).toMatchObject({ state: 'completed', attempt: 1, result: { slept: 80, attempt: 1 }, progress: { value: 1, details: { slept: 80 } } });
@@ -52,7 +60,12 @@ describe('ctx.jobs', () => {
     const created = (await call(t, 'POST', '/jobs', { name: 'flaky', input: { succeedOn: 3 } })).body.job;
     expect(created.maxAttempts).toBe(3);
     const done = (await call(t, 'GET', `/jobs/${created.id}/wait`)).body.job;
-    expect(done).toMatchObject({ state: 'completed', attempt: 3, result: { succeededOn: 3 }, error: { code: 'flaky_failure', message: 'attempt 2 fails', attempt: 2 } });
+    expect(done).toMatchObject({
+      state: 'completed',
+      attempt: 3,
+      result: { succeededOn: 3 },
+      error: { code: 'flaky_failure', message: 'attempt 2 fails', attempt: 2 },
+    });
     expect(done.attempts.map((a: any) => a.error?.code ?? 'ok')).toEqual(['flaky_failure', 'flaky_failure', 'ok']);
     // The fixed 50 ms backoff separates the end of one attempt from the start of the next.
     for (let i = 1; i < 3; i++) expect(Date.parse(done.attempts[i].startedAt) - Date.parse(done.attempts[i - 1].finishedAt)).toBeGreaterThanOrEqual(45);
@@ -97,7 +110,7 @@ describe('ctx.jobs', () => {
     expect((await call(t, 'GET', `/runs/${a.id}`)).body.value).toBeNull();
   });
 
-  it('holds to each name\'s concurrency', async () => {
+  it("holds to each name's concurrency", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 60 } })).body.job.id);
     let most = 0;
@@ -116,7 +129,10 @@ describe('ctx.jobs', () => {
     const again = await Promise.all([1, 2, 3].map(() => call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 10 }, key: 'ticket-42' })));
     for (const a of again) expect(a.body.job.id).toBe(first.id);
     await call(t, 'GET', `/jobs/${first.id}/wait`);
-    expect((await call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 10 }, key: 'ticket-42' })).body.job).toMatchObject({ id: first.id, state: 'completed' });
+    expect((await call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 10 }, key: 'ticket-42' })).body.job).toMatchObject({
+      id: first.id,
+      state: 'completed',
+    });
     const fresh = (await call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 10 }, key: 'ticket-42', keyScope: 'active' })).body.job;
     expect(fresh.id).not.toBe(first.id);
     expect(fresh.state).toBe('queued');
@@ -133,10 +149,13 @@ describe('ctx.jobs', () => {
   });
 
   it('answers 404 job_not_found for an unknown job', async () => {
-    expect(await call(t, 'GET', '/jobs/job_nope')).toEqual({ status: 404, body: { ok: false, error: { code: 'job_not_found', message: 'No job "job_nope".', details: { id: 'job_nope' } } } });
+    expect(await call(t, 'GET', '/jobs/job_nope')).toEqual({
+      status: 404,
+      body: { ok: false, error: { code: 'job_not_found', message: 'No job "job_nope".', details: { id: 'job_nope' } } },
+    });
   });
 
-  it('streams a job\'s events over SSE until its final state', async () => {
+  it("streams a job's events over SSE until its final state", async () => {
     const created = (await call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 60 } })).body.job;
     const res = await fetch(`${t.url()}/jobs/${created.id}/events`);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -159,7 +178,10 @@ describe('ctx.jobs schedules', () => {
   it('refuses a bad cadence with 400 invalid_schedule saying what is wrong', async () => {
     const bad = async (spec: object) => (await call(t, 'POST', '/schedules', { id: 'x', spec, jobName: 'tick' })).body.error;
     expect(await bad({})).toMatchObject({ code: 'invalid_schedule', message: 'A schedule needs "cron" (such as "0 3 * * *") or "interval" (such as "6h").' });
-    expect(await bad({ cron: '* * * * *', interval: '1h' })).toMatchObject({ code: 'invalid_schedule', message: 'Give either "cron" or "interval", not both.' });
+    expect(await bad({ cron: '* * * * *', interval: '1h' })).toMatchObject({
+      code: 'invalid_schedule',
+      message: 'Give either "cron" or "interval", not both.',
+    });
     expect(await bad({ interval: '5 minutes' })).toMatchObject({ code: 'invalid_schedule', details: { issues: [{ path: 'interval' }] } });
     expect(await bad({ interval: '100ms' })).toMatchObject({ code: 'invalid_schedule', message: 'An interval must be at least 1s, got 100ms.' });
     expect(await bad({ cron: 'every day' })).toMatchObject({ code: 'invalid_schedule', details: { issues: [{ path: 'cron' }] } });
@@ -173,10 +195,14 @@ describe('ctx.jobs schedules', () => {
     expect(created.body.schedule).toMatchObject({ id: 'slowtick', interval: '1s', intervalMs: 1000, catchUp: 'once', paused: false, skippedTicks: 0 });
     const next = Date.parse(created.body.schedule.nextRunAt);
     expect(next - Date.parse(created.body.schedule.createdAt)).toBe(1000);
-    const skipped = await until('a skipped tick', async () => {
-      const s = (await call(t, 'GET', '/schedules/slowtick')).body.schedule;
-      return s.skippedTicks >= 1 ? s : undefined;
-    }, 8000);
+    const skipped = await until(
+      'a skipped tick',
+      async () => {
+        const s = (await call(t, 'GET', '/schedules/slowtick')).body.schedule;
+        return s.skippedTicks >= 1 ? s : undefined;
+      },
+      8000,
+    );
     expect(skipped.lastJobId).toEqual(expect.any(String));
     const running = (await call(t, 'GET', '/jobs?name=tick&state=running')).body.jobs.filter((j: any) => j.scheduleId === 'slowtick');
     expect(running.length).toBeLessThanOrEqual(1);

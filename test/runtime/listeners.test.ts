@@ -23,7 +23,7 @@ describe('several listeners in one process', () => {
     expect((await fetch(`${t.url('public')}/kv/x`)).status).toBe(404);
   });
 
-  it('serves /health on every listener and metrics at each listener\'s metricsPath', async () => {
+  it("serves /health on every listener and metrics at each listener's metricsPath", async () => {
     for (const name of ['public', 'admin']) expect((await fetch(`${t.url(name)}/health`)).status).toBe(200);
     expect((await fetch(`${t.url('public')}/metrics`)).status).toBe(200);
     expect((await fetch(`${t.url('admin')}/metrics/prometheus`)).status).toBe(200);
@@ -50,7 +50,9 @@ describe('listener start-up failures', () => {
     try {
       const err = await createTestApp({ listeners: [{ name: 'main', port, plugins: [] }] }).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'listener_port_in_use' });
-      expect((err as Error).message).toBe(`Listener "main" cannot bind 127.0.0.1:${port}: the port is already in use. Stop the other process or change "port" in the manifest.`);
+      expect((err as Error).message).toBe(
+        `Listener "main" cannot bind 127.0.0.1:${port}: the port is already in use. Stop the other process or change "port" in the manifest.`,
+      );
     } finally {
       blocker.close();
     }

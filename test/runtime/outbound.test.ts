@@ -46,9 +46,17 @@ describe('ctx.outbound', () => {
   });
   afterAll(() => new Promise((r) => server.close(r)));
 
-  it('refuses callers\' destinations on loopback, private and link-local addresses, by IP, by name and after DNS', async () => {
+  it("refuses callers' destinations on loopback, private and link-local addresses, by IP, by name and after DNS", async () => {
     const client = createOutboundClient(defaults, 'Tessera/test');
-    for (const url of [`${base}/hello`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/', `http://localhost:${port}/hello`]) {
+    for (const url of [
+      `${base}/hello`,
+      'http://10.0.0.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://0.0.0.0/',
+      `http://localhost:${port}/hello`,
+    ]) {
       expect(await refusal(client.fetch(url))).toEqual({ code: 'egress_denied', status: 403, details: { url: new URL(url).href, reason: 'private_address' } });
     }
     expect(seen).toEqual([]);
@@ -62,7 +70,11 @@ describe('ctx.outbound', () => {
     if (!resolved || !resolved.address.startsWith('127.')) return context.skip(`"${name}" does not resolve to a loopback address on this machine`);
     const client = createOutboundClient(defaults, 'Tessera/test');
     expect(client.check(`http://${name}:${port}/hello`)).toEqual({ allowed: true });
-    expect(await refusal(client.fetch(`http://${name}:${port}/hello`))).toEqual({ code: 'egress_denied', status: 403, details: { url: `http://${name}:${port}/hello`, reason: 'private_address' } });
+    expect(await refusal(client.fetch(`http://${name}:${port}/hello`))).toEqual({
+      code: 'egress_denied',
+      status: 403,
+      details: { url: `http://${name}:${port}/hello`, reason: 'private_address' },
+    });
     expect(seen).toEqual([]);
     await client.close();
   });
@@ -76,7 +88,7 @@ describe('ctx.outbound', () => {
     await client.close();
   });
 
-  it('lets the allow-list (or allowPrivate, or a plugin\'s own allowance) reach a private host, and sends its User-Agent', async () => {
+  it("lets the allow-list (or allowPrivate, or a plugin's own allowance) reach a private host, and sends its User-Agent", async () => {
     const listed = createOutboundClient({ ...defaults, allowHosts: [`127.0.0.1:${port}`] }, 'Tessera/9.9.9');
     expect(await (await listed.fetch(`${base}/agent`)).text()).toBe('Tessera/9.9.9');
     const open = createOutboundClient({ ...defaults, allowPrivate: true }, 'Tessera/test');
@@ -90,8 +102,16 @@ describe('ctx.outbound', () => {
   it('checks every redirect hop like the first URL, and stops after maxRedirects', async () => {
     const client = createOutboundClient({ ...defaults, allowHosts: [`127.0.0.1:${port}`] }, 'Tessera/test');
     const followed = await client.fetch(`${base}/hop`);
-    expect({ status: followed.status, url: followed.url, redirects: followed.redirects, body: await followed.text() }).toEqual({ status: 200, url: `${base}/hello`, redirects: [`${base}/hop`], body: 'hello' });
-    expect((await refusal(client.fetch(`${base}/to-metadata`))).details).toEqual({ url: 'http://169.254.169.254/latest/meta-data/', reason: 'private_address' });
+    expect({ status: followed.status, url: followed.url, redirects: followed.redirects, body: await followed.text() }).toEqual({
+      status: 200,
+      url: `${base}/hello`,
+      redirects: [`${base}/hop`],
+      body: 'hello',
+    });
+    expect((await refusal(client.fetch(`${base}/to-metadata`))).details).toEqual({
+      url: 'http://169.254.169.254/latest/meta-data/',
+      reason: 'private_address',
+    });
     expect((await refusal(client.fetch(`${base}/loop`))).details).toEqual({ url: `${base}/loop`, reason: 'redirect_limit' });
     const manual = await client.fetch(`${base}/hop`, { redirect: 'manual' });
     expect({ status: manual.status, location: manual.headers.get('location') }).toEqual({ status: 302, location: '/hello' });
@@ -104,7 +124,11 @@ describe('ctx.outbound', () => {
     const chunked = await client.fetch(`${base}/big-chunked`);
     expect(await refusal(chunked.text())).toMatchObject({ code: 'upstream_too_large' });
     const started = Date.now();
-    expect(await refusal(client.fetch(`${base}/slow`, { timeoutMs: 200 }))).toEqual({ code: 'upstream_timeout', status: 504, details: { url: `${base}/slow` } });
+    expect(await refusal(client.fetch(`${base}/slow`, { timeoutMs: 200 }))).toEqual({
+      code: 'upstream_timeout',
+      status: 504,
+      details: { url: `${base}/slow` },
+    });
     expect(Date.now() - started).toBeLessThan(1500);
     expect(await refusal(client.fetch('http://127.0.0.1:1/', { trusted: true }))).toMatchObject({ code: 'upstream_unreachable', status: 502 });
     await client.close();

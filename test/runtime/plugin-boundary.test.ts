@@ -20,7 +20,10 @@ describe('the plugin boundary', () => {
       mkdirSync(dirname(full), { recursive: true });
       writeFileSync(full, text);
     };
-    plant('plugins/good/index.ts', "import { definePlugin } from 'tessera/plugin';\nimport type { KernelRunner } from 'tessera/kernels';\nimport { z } from 'zod';\nimport { readFile } from 'node:fs/promises';\nimport { helper } from './lib/helper.js';\nexport { helper, definePlugin, z, readFile };\nexport type { KernelRunner };\n");
+    plant(
+      'plugins/good/index.ts',
+      "import { definePlugin } from 'tessera/plugin';\nimport type { KernelRunner } from 'tessera/kernels';\nimport { z } from 'zod';\nimport { readFile } from 'node:fs/promises';\nimport { helper } from './lib/helper.js';\nexport { helper, definePlugin, z, readFile };\nexport type { KernelRunner };\n",
+    );
     plant('plugins/good/lib/helper.ts', "import { definePlugin } from '../../good/index.js';\nexport const helper = definePlugin;\n");
     plant('plugins/other/index.ts', "import { helper } from '../good/index.js';\nexport const again = helper;\n");
     plant(

@@ -18,10 +18,14 @@ async function loadError(manifest: Record<string, unknown>): Promise<{ code: str
 
 describe('permissions declared by plugins', () => {
   it('refuses to load a plugin whose route requires a permission nobody declares, naming route and permission', async () => {
-    const error = await loadError({ listeners: [{ name: 'main', port: 0, plugins: ['undeclared'] }], plugins: { undeclared: { module: './plugins/undeclared/index.js' } } });
+    const error = await loadError({
+      listeners: [{ name: 'main', port: 0, plugins: ['undeclared'] }],
+      plugins: { undeclared: { module: './plugins/undeclared/index.js' } },
+    });
     expect(error).toEqual({
       code: 'plugin_permission_undeclared',
-      message: '[plugin undeclared] DELETE /notes requires permission "notes:purge", which no loaded plugin declares. Add {name: "notes:purge", description} to the "permissions" of the plugin that owns it.',
+      message:
+        '[plugin undeclared] DELETE /notes requires permission "notes:purge", which no loaded plugin declares. Add {name: "notes:purge", description} to the "permissions" of the plugin that owns it.',
       details: { permission: 'notes:purge', route: 'DELETE /notes' },
     });
   });
@@ -36,9 +40,13 @@ describe('permissions declared by plugins', () => {
   });
 
   it('refuses a route added while serving with an undeclared permission, and accepts a declared one', async () => {
-    const t = await createTestApp({ listeners: [{ name: 'main', port: 0, plugins: ['catalogue'] }], plugins: { catalogue: { module: './plugins/catalogue/index.js' } } });
+    const t = await createTestApp({
+      listeners: [{ name: 'main', port: 0, plugins: ['catalogue'] }],
+      plugins: { catalogue: { module: './plugins/catalogue/index.js' } },
+    });
     try {
-      const post = (body: object) => fetch(`${t.url()}/routes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (body: object) =>
+        fetch(`${t.url()}/routes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const refused = await post({ path: '/later', permission: 'later:read' });
       expect(refused.status).toBe(500);
       expect((await json(refused)).error.code).toBe('internal_error');
@@ -53,11 +61,17 @@ describe('permissions declared by plugins', () => {
 
 describe('errors declared with defineErrors', () => {
   it('makes typed errors whose message is filled from the parameters, which also become the details', async () => {
-    const t = await createTestApp({ listeners: [{ name: 'main', port: 0, plugins: ['catalogue'] }], plugins: { catalogue: { module: './plugins/catalogue/index.js' } } });
+    const t = await createTestApp({
+      listeners: [{ name: 'main', port: 0, plugins: ['catalogue'] }],
+      plugins: { catalogue: { module: './plugins/catalogue/index.js' } },
+    });
     try {
       const missing = await fetch(`${t.url()}/shelves/top/items/42`);
       expect(missing.status).toBe(404);
-      expect(await json(missing)).toEqual({ ok: false, error: { code: 'item_not_found', message: 'No item "42" in shelf "top".', details: { shelf: 'top', id: '42' } } });
+      expect(await json(missing)).toEqual({
+        ok: false,
+        error: { code: 'item_not_found', message: 'No item "42" in shelf "top".', details: { shelf: 'top', id: '42' } },
+      });
       const full = await fetch(`${t.url()}/shelves/full`, { method: 'POST' });
       expect(full.status).toBe(409);
       expect(await json(full)).toEqual({ ok: false, error: { code: 'shelf_full', message: 'The shelf is full.' } });
@@ -67,7 +81,10 @@ describe('errors declared with defineErrors', () => {
   });
 
   it('answers a kernel error that reaches the runtime with its documented status: kernel_out_of_memory is 503', async () => {
-    const t = await createTestApp({ listeners: [{ name: 'main', port: 0, plugins: ['catalogue'] }], plugins: { catalogue: { module: './plugins/catalogue/index.js' } } });
+    const t = await createTestApp({
+      listeners: [{ name: 'main', port: 0, plugins: ['catalogue'] }],
+      plugins: { catalogue: { module: './plugins/catalogue/index.js' } },
+    });
     try {
       const res = await fetch(`${t.url()}/kernel-oom`);
       expect(res.status).toBe(503);
@@ -77,11 +94,15 @@ describe('errors declared with defineErrors', () => {
     }
   });
 
-  it('checks codes and statuses when the table is made, and exposes each entry\'s doc line', () => {
+  it("checks codes and statuses when the table is made, and exposes each entry's doc line", () => {
     expect(() => defineErrors({ NotSnake: { status: 400, message: 'x', when: 'x' } })).toThrow('Error code "NotSnake" must be snake_case');
     expect(() => defineErrors({ fine: { status: 200, message: 'x', when: 'x' } })).toThrow('Error "fine" has status 200; use a 4xx or 5xx status');
     const errors = defineErrors({ too_big: { status: 413, message: 'Over {limit} bytes.', when: 'The thing is too big.' } });
-    expect({ code: errors.too_big.code, status: errors.too_big.status, when: errors.too_big.when }).toEqual({ code: 'too_big', status: 413, when: 'The thing is too big.' });
+    expect({ code: errors.too_big.code, status: errors.too_big.status, when: errors.too_big.when }).toEqual({
+      code: 'too_big',
+      status: 413,
+      when: 'The thing is too big.',
+    });
     const made = errors.too_big({ limit: 10 }, { details: { limit: 10, got: 12 } });
     expect(made.toJSON()).toEqual({ code: 'too_big', message: 'Over 10 bytes.', details: { limit: 10, got: 12 } });
     expect(errors.too_big.is(made)).toBe(true);
@@ -95,7 +116,11 @@ describe('GET /v1/system', () => {
       plugins: { worker: { module: './plugins/worker/index.js' }, catalogue: { module: './plugins/catalogue/index.js' } },
     });
     try {
-      await fetch(`${t.url()}/schedules`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 's', spec: { interval: '1h' }, jobName: 'tick' }) });
+      await fetch(`${t.url()}/schedules`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 's', spec: { interval: '1h' }, jobName: 'tick' }),
+      });
       const body = await json(await fetch(`${t.url()}/v1/system`));
       expect(body).toMatchObject({
         ok: true,

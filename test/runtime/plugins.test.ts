@@ -63,7 +63,11 @@ describe('third-party plugins', () => {
       listeners: [{ name: 'main', port: 0, plugins: [] }],
       plugins: { greeter: { ...greeter, options: { stopMarker: marker } }, faulty: { module: './plugins/faulty/index.js', options: { failIn: 'start' } } },
     }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'plugin_start_failed', plugin: 'faulty', message: '[plugin faulty] onStart hook failed: port for the side channel is taken' });
+    expect(err).toMatchObject({
+      code: 'plugin_start_failed',
+      plugin: 'faulty',
+      message: '[plugin faulty] onStart hook failed: port for the side channel is taken',
+    });
     expect(readFileSync(marker, 'utf8')).toBe('greeter stopped\n');
   });
 
@@ -89,16 +93,16 @@ describe('third-party plugins', () => {
     const dir = tempDir();
     const pkg = path.join(dir, 'node_modules', 'tessera-plugin-hello');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'tessera-plugin-hello', version: '1.0.0', type: 'module', exports: { '.': { import: './hello.js' } } }));
+    writeFileSync(
+      path.join(pkg, 'package.json'),
+      JSON.stringify({ name: 'tessera-plugin-hello', version: '1.0.0', type: 'module', exports: { '.': { import: './hello.js' } } }),
+    );
     // A plugin is a plain object: a package can ship one without importing tessera at all.
     writeFileSync(
       path.join(pkg, 'hello.js'),
       `export default { name: 'hello', version: '1.0.0', setup(ctx) { ctx.routes.add({ method: 'GET', path: '/hello', permission: 'public', handler: () => ({ from: 'tessera-plugin-hello' }) }); } };\n`,
     );
-    t = await createTestApp(
-      { listeners: [{ name: 'main', port: 0, plugins: ['hello'] }], plugins: { hello: { module: 'tessera-plugin-hello' } } },
-      { dir },
-    );
+    t = await createTestApp({ listeners: [{ name: 'main', port: 0, plugins: ['hello'] }], plugins: { hello: { module: 'tessera-plugin-hello' } } }, { dir });
     expect(await json(await fetch(`${t.url()}/hello`))).toEqual({ ok: true, from: 'tessera-plugin-hello' });
   });
 

@@ -28,7 +28,12 @@ describe('graceful shutdown', () => {
 
     expect(raw).toMatch(/^HTTP\/1\.1 503 /);
     expect(raw.toLowerCase()).toContain('connection: close');
-    const body = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, ''));
+    const body = JSON.parse(
+      raw
+        .slice(raw.indexOf('\r\n\r\n') + 4)
+        .replace(/^[0-9a-f]+\r\n/, '')
+        .replace(/\r\n0\r\n\r\n$/, ''),
+    );
     expect(body).toEqual({ ok: false, error: { code: 'shutting_down', message: 'The server is shutting down and accepts no new requests.' } });
 
     const response = await slow;

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, tempDir, type TestApp } from '../helpers/app.js';
 
 /** A request sent byte for byte as written (fetch would normalise `..` and `%2e`). */
-function raw(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path, method: 'GET', headers: { host: url.host, ...headers } }, (res) => {
@@ -109,7 +113,12 @@ describe('static files (ctx.routes.static)', () => {
 
 describe('static mounts checked at setup', () => {
   it('refuses a relative directory, a bad prefix and a missing directory with plugin_route_invalid', async () => {
-    for (const options of [{ dir: 'relative/dir' }, { dir: tempDir(), prefix: '/ui/' }, { dir: tempDir(), prefix: '/a/../b' }, { dir: join(tempDir(), 'absent') }]) {
+    for (const options of [
+      { dir: 'relative/dir' },
+      { dir: tempDir(), prefix: '/ui/' },
+      { dir: tempDir(), prefix: '/a/../b' },
+      { dir: join(tempDir(), 'absent') },
+    ]) {
       await expect(
         createTestApp({
           listeners: [{ name: 'web', port: 0, plugins: ['static-site'] }],

@@ -52,7 +52,7 @@ describe('Store', () => {
     }
   });
 
-  it('tracks a plugin\'s own data format and refuses a newer one', async () => {
+  it("tracks a plugin's own data format and refuses a newer one", async () => {
     const dir = fresh();
     const store = Store.open(dir);
     const ns = store.namespace('search');

@@ -7,7 +7,7 @@ describe('ctx.store.forTenant', () => {
   const ns = store.namespace('notes');
   afterAll(() => store.close());
 
-  it('keeps each tenant\'s entries to itself under the same keys, in one named database', async () => {
+  it("keeps each tenant's entries to itself under the same keys, in one named database", async () => {
     const acme = ns.forTenant('acme').db<string, string>('notes');
     const globex = ns.forTenant('globex').db<string, string>('notes');
     await acme.put('1', 'acme one');
@@ -18,7 +18,10 @@ describe('ctx.store.forTenant', () => {
     expect(globex.get('1')).toBe('globex one');
     expect(globex.get('2')).toBeUndefined();
     expect(globex.doesExist('2')).toBe(false);
-    expect([...acme.getRange()]).toEqual([{ key: '1', value: 'acme one' }, { key: '2', value: 'acme two' }]);
+    expect([...acme.getRange()]).toEqual([
+      { key: '1', value: 'acme one' },
+      { key: '2', value: 'acme two' },
+    ]);
     expect([...acme.getRange({ reverse: true, limit: 1 })]).toEqual([{ key: '2', value: 'acme two' }]);
     expect(acme.getCount()).toBe(2);
     expect(globex.getCount()).toBe(1);
@@ -33,7 +36,11 @@ describe('ctx.store.forTenant', () => {
     for (let i = 0; i < 5; i++) await docs.put(['index-a', i], i);
     await docs.put(['index-b', 0], 100);
     await ns.forTenant('other').db<number, [string, number]>('docs').put(['index-a', 2], -1);
-    expect([...docs.getRange({ start: ['index-a', 1], end: ['index-a', 4] })].map((e) => e.key)).toEqual([['index-a', 1], ['index-a', 2], ['index-a', 3]]);
+    expect([...docs.getRange({ start: ['index-a', 1], end: ['index-a', 4] })].map((e) => e.key)).toEqual([
+      ['index-a', 1],
+      ['index-a', 2],
+      ['index-a', 3],
+    ]);
     expect(docs.get(['index-a', 2])).toBe(2);
     expect(docs.getCount()).toBe(6);
   });

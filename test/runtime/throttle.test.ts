@@ -135,7 +135,12 @@ describe('CPU-bound requests and the event loop', () => {
   it('does no work for queued requests whose clients have gone', async () => {
     const before = (await json(await fetch(`${t.url()}/burned`))).burned as number;
     const clients = Array.from({ length: 6 }, () => new AbortController());
-    const requests = clients.map((c) => fetch(`${t.url()}/burn?ms=200`, { signal: c.signal }).then((r) => r.status, () => 'aborted'));
+    const requests = clients.map((c) =>
+      fetch(`${t.url()}/burn?ms=200`, { signal: c.signal }).then(
+        (r) => r.status,
+        () => 'aborted',
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 60));
     for (const c of clients.slice(2)) c.abort();
     const outcomes = await Promise.all(requests);

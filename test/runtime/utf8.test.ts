@@ -25,6 +25,8 @@ describe('UTF-8 checking', () => {
       })();
       expect(valid).toBe(offset === bytes.length);
     }
-    expect(() => decodeUtf8(Buffer.from([0x7b, 0xff, 0x7d]))).toThrowError(expect.objectContaining({ code: 'invalid_utf8', status: 400, details: { offset: 1 } }));
+    expect(() => decodeUtf8(Buffer.from([0x7b, 0xff, 0x7d]))).toThrowError(
+      expect.objectContaining({ code: 'invalid_utf8', status: 400, details: { offset: 1 } }),
+    );
   });
 });

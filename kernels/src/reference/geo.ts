@@ -36,7 +36,7 @@ export function geoNearest(q: ReferenceGeoQuery): GeoResult {
     if (q.allowed && !q.allowed(i)) continue;
     hits.push({ id: i, distance });
   }
-  hits.sort((a, b) => (a.distance - b.distance) || (a.id - b.id));
+  hits.sort((a, b) => a.distance - b.distance || a.id - b.id);
   const top = hits.slice(0, q.k);
   return { ids: Uint32Array.from(top, (h) => h.id), distances: Float64Array.from(top, (h) => h.distance) };
 }

@@ -18,7 +18,10 @@ export function quantizeRow(x: ArrayLike<number>): QuantizedRow {
     lo = Math.min(lo, x[i]!);
     hi = Math.max(hi, x[i]!);
   }
-  if (x.length === 0) { lo = 0; hi = 0; }
+  if (x.length === 0) {
+    lo = 0;
+    hi = 0;
+  }
   lo = f(lo);
   hi = f(hi);
   const scale = f(f(hi - lo) / 255);

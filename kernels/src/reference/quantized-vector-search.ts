@@ -15,9 +15,7 @@ export interface ReferenceQuantizedQuery extends ReferenceVectorQuery {
  * The approximate score from codes: q.x ~= sum (qs*qc + qo)(s*c + o), expanded as the kernel does
  * and evaluated in the same f32 steps, so candidates match the kernel exactly.
  */
-export function approximateScore(
-  metric: Metric, query: QuantizedRow, queryNorm: number, x: QuantizedRow, rowNorm: number,
-): number {
+export function approximateScore(metric: Metric, query: QuantizedRow, queryNorm: number, x: QuantizedRow, rowNorm: number): number {
   let d = 0;
   for (let i = 0; i < x.codes.length; i++) d += query.codes[i]! * x.codes[i]!;
   const dims = x.codes.length;

@@ -21,5 +21,8 @@ export function rrfFuse(q: ReferenceRrfQuery): TopK {
       scores.set(id, f((scores.get(id) ?? 0) + f(weight / f(c + (i + 1)))));
     }
   });
-  return topKBySort([...scores].map(([id, score]) => ({ id, score })), q.k);
+  return topKBySort(
+    [...scores].map(([id, score]) => ({ id, score })),
+    q.k,
+  );
 }

@@ -9,7 +9,7 @@ export interface Scored {
 export function topKBySort(entries: Scored[], k: number): TopK {
   const sorted = entries
     .filter((e) => !Number.isNaN(e.score))
-    .sort((a, b) => (b.score - a.score) || (a.id - b.id))
+    .sort((a, b) => b.score - a.score || a.id - b.id)
     .slice(0, k);
   return { ids: Uint32Array.from(sorted, (e) => e.id), scores: Float32Array.from(sorted, (e) => e.score) };
 }

@@ -10,9 +10,7 @@ export const plain = (t: TopK): { ids: number[]; scores: number[] } => ({ ids: [
  * up to that rounding: same length, each position's score close to the reference's, each returned
  * id's reported score close to its true score, ids distinct and ranked best first.
  */
-export function expectCloseTopK(
-  actual: TopK, expected: TopK, trueScore: (id: number) => number, tolerance: (score: number) => number,
-): void {
+export function expectCloseTopK(actual: TopK, expected: TopK, trueScore: (id: number) => number, tolerance: (score: number) => number): void {
   expect(actual.ids.length).toBe(expected.ids.length);
   expect(new Set(actual.ids).size).toBe(actual.ids.length);
   for (let i = 0; i < actual.ids.length; i++) {

@@ -23,20 +23,27 @@ describe('bulk stream memory', () => {
 
   it('indexes a 200 MB NDJSON stream with the server RSS staying under 400 MB', async () => {
     const file = path.join(dir, 'manifest.json');
-    writeFileSync(file, JSON.stringify({
-      name: 'bulk-memory',
-      dataDir: './data',
-      listeners: [
-        { name: 'search', port: 0, plugins: ['search'] },
-        { name: 'bulk', port: 0, plugins: ['bulk'] },
-      ],
-      plugins: { search: {}, bulk: {} },
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'bulk-memory',
+        dataDir: './data',
+        listeners: [
+          { name: 'search', port: 0, plugins: ['search'] },
+          { name: 'bulk', port: 0, plugins: ['bulk'] },
+        ],
+        plugins: { search: {}, bulk: {} },
+      }),
+    );
     cli = runCli(['serve', '--manifest', file]);
     const health = await waitForHealth(cli);
     const searchUrl = health.search;
     const bulkUrl = health.bulk;
-    await fetch(`${searchUrl}/v1/indexes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'big', mappings: { title: { type: 'text' } } }) });
+    await fetch(`${searchUrl}/v1/indexes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'big', mappings: { title: { type: 'text' } } }),
+    });
 
     const payload = 'x'.repeat(4000);
     const target = 200 * 1024 * 1024;
@@ -66,16 +73,29 @@ describe('bulk stream memory', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
-    const response = await fetch(`${bulkUrl}/v1/indexes/big/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body, duplex: 'half' } as RequestInit);
+    const response = await fetch(`${bulkUrl}/v1/indexes/big/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     const result = await json(response);
     sampling = false;
     await sampler;
 
     expect(sent).toBeGreaterThanOrEqual(target);
     expect(result).toMatchObject({ ok: true, indexed: docs, failed: 0 });
-    const count = await json(await fetch(`${searchUrl}/v1/indexes/big/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q: 'stream', size: 1, highlight: false }) }));
+    const count = await json(
+      await fetch(`${searchUrl}/v1/indexes/big/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ q: 'stream', size: 1, highlight: false }),
+      }),
+    );
     expect(count.total).toBe(docs);
-    console.log(`bulk stream: ${(sent / 1048576).toFixed(0)} MB, ${docs} documents; server peak RSS ${peak.rss.toFixed(0)} MB: own memory (RssAnon) ${peak.anon.toFixed(0)} MB, file-backed ${peak.file.toFixed(0)} MB`);
+    console.log(
+      `bulk stream: ${(sent / 1048576).toFixed(0)} MB, ${docs} documents; server peak RSS ${peak.rss.toFixed(0)} MB: own memory (RssAnon) ${peak.anon.toFixed(0)} MB, file-backed ${peak.file.toFixed(0)} MB`,
+    );
     expect(peak.anon).toBeGreaterThan(0);
     expect(peak.anon).toBeLessThan(400);
     expect(peak.rss).toBeLessThan(400);

@@ -18,13 +18,27 @@ describe('bulk plugin', () => {
     });
     search = `${t.url('search')}/v1/indexes`;
     bulk = t.url('bulk');
-    await fetch(search, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'books', mappings: { title: { type: 'text' }, year: { type: 'number' } } }) });
+    await fetch(search, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'books', mappings: { title: { type: 'text' }, year: { type: 'number' } } }),
+    });
   });
   afterAll(() => t.stop());
 
   const post = (url: string, body: string): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
   const searchIds = async (q: string): Promise<string[]> =>
-    (await json(await fetch(`${search}/books/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q, size: 100, select: ['id'] }) }))).hits.map((h: { id: string }) => h.id).sort();
+    (
+      await json(
+        await fetch(`${search}/books/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ q, size: 100, select: ['id'] }),
+        }),
+      )
+    ).hits
+      .map((h: { id: string }) => h.id)
+      .sort();
 
   it('applies index, create and delete actions in order and reports bad lines by number without stopping', async () => {
     const body = ndjson([
@@ -85,7 +99,10 @@ describe('bulk plugin', () => {
     ]);
     const result = await json(await post(`${bulk}/v1/bulk`, body));
     expect(result).toMatchObject({ indexed: 1, failed: 2 });
-    expect(result.errors.map((e: { line: number; code: string }) => [e.line, e.code])).toEqual([[4, 'document_exists'], [5, 'invalid_action']]);
+    expect(result.errors.map((e: { line: number; code: string }) => [e.line, e.code])).toEqual([
+      [4, 'document_exists'],
+      [5, 'invalid_action'],
+    ]);
     const doc = await json(await fetch(`${search}/books/documents/c1`));
     expect(doc.document.title).toBe('first');
   });
@@ -103,21 +120,33 @@ describe('bulk plugin', () => {
       Buffer.from([0xe9]),
       Buffer.from('"}\n' + JSON.stringify({ id: 'u3', title: 'third' }) + '\n'),
     ]);
-    const result = await json(await fetch(`${bulk}/v1/indexes/books/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: stream }));
+    const result = await json(
+      await fetch(`${bulk}/v1/indexes/books/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: stream }),
+    );
     expect(result).toMatchObject({ indexed: 2, failed: 1, errors: [{ line: 2, code: 'invalid_utf8' }] });
     expect((await fetch(`${search}/books/documents/u2`)).status).toBe(404);
     expect((await fetch(`${search}/books/documents/u3`)).status).toBe(200);
 
-    const control = await fetch(`${search}/books/documents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ id: 'a\u0001b', title: 'x' }]) });
+    const control = await fetch(`${search}/books/documents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ id: 'a\u0001b', title: 'x' }]),
+    });
     expect((await json(control)).errors).toMatchObject([{ position: 0, code: 'invalid_document_id' }]);
   });
 
   it('applies the lines before a line that is too long, then answers line_too_long with their results', async () => {
     const long = JSON.stringify({ id: 'huge', title: 'y'.repeat(20_000) });
-    const res = await post(`${search.replace(t.url('search'), bulk)}/books/bulk`, ndjson([{ id: 'before', title: 'applied first' }, { id: 'bad', year: 'x' }, long]));
+    const res = await post(
+      `${search.replace(t.url('search'), bulk)}/books/bulk`,
+      ndjson([{ id: 'before', title: 'applied first' }, { id: 'bad', year: 'x' }, long]),
+    );
     expect(res.status).toBe(400);
     const error = (await json(res)).error;
-    expect(error).toMatchObject({ code: 'line_too_long', details: { line: 3, limit: 16_384, linesRead: 2, indexed: 1, failed: 1, errors: [{ line: 2, code: 'validation_failed' }] } });
+    expect(error).toMatchObject({
+      code: 'line_too_long',
+      details: { line: 3, limit: 16_384, linesRead: 2, indexed: 1, failed: 1, errors: [{ line: 2, code: 'validation_failed' }] },
+    });
     expect((await fetch(`${search}/books/documents/before`)).status).toBe(200);
   });
 });
@@ -145,7 +174,12 @@ describe('bulk stream during shutdown', () => {
         controller.enqueue(encoder.encode(chunk));
       },
     });
-    const answer = fetch(`${t.url('bulk')}/v1/indexes/stream/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body, duplex: 'half' } as RequestInit);
+    const answer = fetch(`${t.url('bulk')}/v1/indexes/stream/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     while (sent < 120) await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const stopping = Date.now();

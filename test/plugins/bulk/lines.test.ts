@@ -36,7 +36,10 @@ describe('bulk line splitting', () => {
   });
 
   it('refuses a line past the limit as soon as it passes it, counting bytes', async () => {
-    await expect(collect(chunked('short\n' + 'x'.repeat(11) + '\nnever\n', 4), 10)).rejects.toMatchObject({ code: 'line_too_long', details: { line: 2, limit: 10 } });
+    await expect(collect(chunked('short\n' + 'x'.repeat(11) + '\nnever\n', 4), 10)).rejects.toMatchObject({
+      code: 'line_too_long',
+      details: { line: 2, limit: 10 },
+    });
     // Ten bytes of two-byte characters is five characters: the limit is on bytes.
     await expect(collect(chunked('é'.repeat(6) + '\n', 4), 10)).rejects.toBeInstanceOf(LineTooLongError);
     expect((await collect(chunked('é'.repeat(5) + '\n', 4), 10))[0]!.text).toBe('é'.repeat(5));

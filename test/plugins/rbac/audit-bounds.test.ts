@@ -49,7 +49,12 @@ describe('audit retention', () => {
   let root: RootDatabase;
   let dir: string;
   const log = (retention: { retentionDays: number; maxEntries: number }, name: string): AuditLog =>
-    new AuditLog(root.openDB({ name: `${name}-audit` }) as never, root.openDB({ name: `${name}-meta` }) as never, root.openDB({ name: `${name}-order` }) as never, retention);
+    new AuditLog(
+      root.openDB({ name: `${name}-audit` }) as never,
+      root.openDB({ name: `${name}-meta` }) as never,
+      root.openDB({ name: `${name}-order` }) as never,
+      retention,
+    );
   beforeAll(() => {
     dir = tempDir();
     root = open({ path: join(dir, 'audit.mdb') });
@@ -73,7 +78,8 @@ describe('audit retention', () => {
     const audit = log({ retentionDays: 1, maxEntries: 1_000_000 }, 'age');
     await audit.start();
     const now = Date.now();
-    for (let i = 0; i < 30; i++) await audit.append({ tenant: 'acme', action: 'key.created', actor: null, details: { i } }, new Date(now - (i < 20 ? 3 : 0.5) * 86_400_000));
+    for (let i = 0; i < 30; i++)
+      await audit.append({ tenant: 'acme', action: 'key.created', actor: null, details: { i } }, new Date(now - (i < 20 ? 3 : 0.5) * 86_400_000));
     expect(await audit.prune(now)).toBe(20);
     expect(audit.size()).toBe(10);
     expect(audit.page('acme', { limit: 50 }).entries.every((e) => (e.details.i as number) >= 20)).toBe(true);
@@ -84,7 +90,17 @@ describe('audit retention', () => {
     // Entries as an earlier version stored them: no order table, no count.
     const db = root.openDB<AuditEntry, [string, number]>({ name: 'legacy-audit' });
     for (let seq = 1; seq <= 12; seq++) {
-      await db.put(['acme', seq], { id: String(seq), at: new Date().toISOString(), tenant: 'acme', action: 'key.created', actor: null, target: null, ip: null, requestId: null, details: {} });
+      await db.put(['acme', seq], {
+        id: String(seq),
+        at: new Date().toISOString(),
+        tenant: 'acme',
+        action: 'key.created',
+        actor: null,
+        target: null,
+        ip: null,
+        requestId: null,
+        details: {},
+      });
     }
     await audit.start();
     expect(audit.size()).toBe(5);

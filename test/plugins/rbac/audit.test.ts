@@ -43,18 +43,57 @@ describe('audit log', () => {
     const ids = entries.map((e: any) => Number(e.id));
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     const viewerActor = { userId: viewer.user.id, userName: 'vince', keyId: viewer.key.id };
-    const common = { id: expect.any(String), at: expect.any(String), tenant: 'default', ip: expect.stringMatching(/127\.0\.0\.1$/), requestId: expect.any(String) };
-    expect(entries[0]).toEqual({ ...common, action: 'auth.failed', actor: null, target: { type: 'key', id: ci.key.id }, details: { method: 'GET', path: '/hub/me', route: '/hub/me', permission: 'authenticated', count: 1 } });
+    const common = {
+      id: expect.any(String),
+      at: expect.any(String),
+      tenant: 'default',
+      ip: expect.stringMatching(/127\.0\.0\.1$/),
+      requestId: expect.any(String),
+    };
+    expect(entries[0]).toEqual({
+      ...common,
+      action: 'auth.failed',
+      actor: null,
+      target: { type: 'key', id: ci.key.id },
+      details: { method: 'GET', path: '/hub/me', route: '/hub/me', permission: 'authenticated', count: 1 },
+    });
     expect(entries[1]).toEqual({
       ...common,
       action: 'auth.denied',
       actor: viewerActor,
       target: null,
-      details: { method: 'GET', path: '/hub/me', route: '/hub/me', permission: 'authenticated', reason: 'tenant_mismatch', requested: 'elsewhere', tenant: 'default', count: 1 },
+      details: {
+        method: 'GET',
+        path: '/hub/me',
+        route: '/hub/me',
+        permission: 'authenticated',
+        reason: 'tenant_mismatch',
+        requested: 'elsewhere',
+        tenant: 'default',
+        count: 1,
+      },
     });
-    expect(entries[2]).toEqual({ ...common, action: 'auth.denied', actor: viewerActor, target: null, details: { method: 'GET', path: '/hub/rbac/users', route: '/hub/rbac/users', permission: 'rbac:manage', reason: 'permission_denied', count: 1 } });
-    expect(entries[3]).toEqual({ ...common, action: 'key.revoked', actor: admin, target: { type: 'key', id: ci.key.id }, details: { name: 'ci', userId: admin.userId } });
-    expect(entries[4]).toEqual({ ...common, action: 'key.created', actor: admin, target: { type: 'key', id: ci.key.id }, details: { name: 'ci', userId: admin.userId, scopes: ['workflow:read'], expiresAt: null } });
+    expect(entries[2]).toEqual({
+      ...common,
+      action: 'auth.denied',
+      actor: viewerActor,
+      target: null,
+      details: { method: 'GET', path: '/hub/rbac/users', route: '/hub/rbac/users', permission: 'rbac:manage', reason: 'permission_denied', count: 1 },
+    });
+    expect(entries[3]).toEqual({
+      ...common,
+      action: 'key.revoked',
+      actor: admin,
+      target: { type: 'key', id: ci.key.id },
+      details: { name: 'ci', userId: admin.userId },
+    });
+    expect(entries[4]).toEqual({
+      ...common,
+      action: 'key.created',
+      actor: admin,
+      target: { type: 'key', id: ci.key.id },
+      details: { name: 'ci', userId: admin.userId, scopes: ['workflow:read'], expiresAt: null },
+    });
     expect(entries[6]).toEqual({
       ...common,
       action: 'user.roles_changed',
@@ -83,7 +122,11 @@ describe('audit log', () => {
   });
 
   it('is readable with rbac:manage only, and the system partition with tenants:manage only', async () => {
-    expect((await call(base, 'GET', '/hub/rbac/audit', { key: viewer.secret })).body.error).toEqual({ code: 'permission_denied', message: 'Missing permission rbac:manage.', details: { permission: 'rbac:manage' } });
+    expect((await call(base, 'GET', '/hub/rbac/audit', { key: viewer.secret })).body.error).toEqual({
+      code: 'permission_denied',
+      message: 'Missing permission rbac:manage.',
+      details: { permission: 'rbac:manage' },
+    });
     const tenantAdmin = await r.userWithKey('tad', ['admin']);
     expect(await call(base, 'GET', '/hub/rbac/audit?system=true', { key: tenantAdmin.secret })).toMatchObject({
       status: 403,

@@ -31,7 +31,11 @@ describe('bootstrap and storage', () => {
       expect(JSON.stringify(line).split(bootstrapKey).length - 1).toBe(1);
       const me = await r.call('GET', '/hub/me');
       expect(me.status).toBe(200);
-      expect(me.body).toMatchObject({ tenant: 'default', user: { name: 'admin', roles: ['superadmin'] }, key: { id: line.keyId, name: 'bootstrap', state: 'active' } });
+      expect(me.body).toMatchObject({
+        tenant: 'default',
+        user: { name: 'admin', roles: ['superadmin'] },
+        key: { id: line.keyId, name: 'bootstrap', state: 'active' },
+      });
       for (const name of ['one', 'two']) {
         createdKeys.push((await r.call('POST', '/hub/rbac/keys', { body: { name } })).body.secret);
       }
@@ -52,7 +56,7 @@ describe('bootstrap and storage', () => {
     }
   });
 
-  it('keeps only hashes in the store: the LMDB file holds each key\'s SHA-256 and never the key or its secret part', () => {
+  it("keeps only hashes in the store: the LMDB file holds each key's SHA-256 and never the key or its secret part", () => {
     const bytes = readFileSync(path.join(dataDir, 'tessera.mdb'));
     for (const key of [bootstrapKey, ...createdKeys]) {
       expect(bytes.includes(Buffer.from(key))).toBe(false);

@@ -41,7 +41,11 @@ describe('brute-force throttling of failed key attempts per client address', () 
     expect(blocked.headers.get('retry-after')).toBe('2');
     expect(blocked.body).toEqual({
       ok: false,
-      error: { code: 'too_many_auth_failures', message: 'Too many failed API key attempts from this address; retry in 2 s.', details: { retryAfterSeconds: 2 } },
+      error: {
+        code: 'too_many_auth_failures',
+        message: 'Too many failed API key attempts from this address; retry in 2 s.',
+        details: { retryAfterSeconds: 2 },
+      },
     });
     expect((await call(base, 'GET', '/hub/me', { key: 'tsk_guess-more' })).status).toBe(429);
     // Public routes stay open, and other addresses are not affected.

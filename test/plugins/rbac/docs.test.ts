@@ -14,7 +14,10 @@ describe('docs/rbac.md', () => {
 
   it('renders one matrix row per declared permission and one column per built-in role', async () => {
     const declared = await builtinPermissions();
-    const rows = renderGeneratedSection(declared).split('### Role x permission matrix')[1]!.split('\n').filter((l) => l.startsWith('| `'));
+    const rows = renderGeneratedSection(declared)
+      .split('### Role x permission matrix')[1]!
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
     expect(rows).toHaveLength(declared.length);
     expect(rows.find((r) => r.startsWith('| `search:read`'))).toBe('| `search:read` | yes | yes | yes | yes | yes | - |');
     expect(rows.find((r) => r.startsWith('| `tenants:manage`'))).toBe('| `tenants:manage` | yes | - | - | - | - | - |');
@@ -22,10 +25,38 @@ describe('docs/rbac.md', () => {
   });
 
   it('documents every option default and every endpoint the plugin serves', () => {
-    for (const option of ['defaultTenant', 'bootstrapUser', 'bruteForce.maxFailures', 'bruteForce.windowSeconds', 'bruteForce.blockSeconds', 'bruteForce.maxTrackedAddresses', 'extraPermissions', 'auditRetentionDays', 'auditMaxEntries', 'sessions.ttlSeconds', 'sessions.idleSeconds', 'sessions.secureCookie']) {
+    for (const option of [
+      'defaultTenant',
+      'bootstrapUser',
+      'bruteForce.maxFailures',
+      'bruteForce.windowSeconds',
+      'bruteForce.blockSeconds',
+      'bruteForce.maxTrackedAddresses',
+      'extraPermissions',
+      'auditRetentionDays',
+      'auditMaxEntries',
+      'sessions.ttlSeconds',
+      'sessions.idleSeconds',
+      'sessions.secureCookie',
+    ]) {
       expect(doc).toContain(`| \`${option}\` |`);
     }
-    for (const route of ['GET /hub/me', 'GET /hub/rbac/users', 'POST /hub/rbac/users', 'PUT /hub/rbac/users', 'GET /hub/rbac/roles', 'POST /hub/rbac/roles', 'POST /hub/rbac/keys', 'GET /hub/rbac/keys', 'DELETE /hub/rbac/keys/:id', 'GET /hub/rbac/audit', 'GET /hub/rbac/permissions', 'POST /hub/session', 'GET /hub/session', 'DELETE /hub/session']) {
+    for (const route of [
+      'GET /hub/me',
+      'GET /hub/rbac/users',
+      'POST /hub/rbac/users',
+      'PUT /hub/rbac/users',
+      'GET /hub/rbac/roles',
+      'POST /hub/rbac/roles',
+      'POST /hub/rbac/keys',
+      'GET /hub/rbac/keys',
+      'DELETE /hub/rbac/keys/:id',
+      'GET /hub/rbac/audit',
+      'GET /hub/rbac/permissions',
+      'POST /hub/session',
+      'GET /hub/session',
+      'DELETE /hub/session',
+    ]) {
       expect(doc).toContain(`| \`${route}\` |`);
     }
   });

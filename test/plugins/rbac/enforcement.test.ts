@@ -11,7 +11,8 @@ describe('enforcement on listeners', () => {
   afterAll(() => r.stop());
 
   it('keeps /health, /metrics and /openapi.json public (seed 001, rule 2)', async () => {
-    for (const path of ['/health', '/metrics', '/openapi.json']) expect({ path, status: (await fetch(`${r.t.url('hub')}${path}`)).status }).toEqual({ path, status: 200 });
+    for (const path of ['/health', '/metrics', '/openapi.json'])
+      expect({ path, status: (await fetch(`${r.t.url('hub')}${path}`)).status }).toEqual({ path, status: 200 });
   });
 
   it('answers 401 missing_api_key without a key, or with an Authorization header that is not Bearer', async () => {
@@ -28,7 +29,11 @@ describe('enforcement on listeners', () => {
 
   it('describes its routes in OpenAPI with their permissions and security', async () => {
     const doc: any = await (await fetch(`${r.t.url('hub')}/openapi.json`)).json();
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/hub')).sort()).toEqual([
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/hub'))
+        .sort(),
+    ).toEqual([
       '/hub/me',
       '/hub/rbac/audit',
       '/hub/rbac/keys',

@@ -22,7 +22,11 @@ export interface RbacApp {
   adminKey: string;
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
   /** A user with `roles` in `tenant` (default: the admin's) and a key acting for it with all its permissions. */
-  userWithKey(name: string, roles: string[], options?: { tenant?: string; scopes?: string[]; expiresAt?: string }): Promise<{ user: any; key: any; secret: string }>;
+  userWithKey(
+    name: string,
+    roles: string[],
+    options?: { tenant?: string; scopes?: string[]; expiresAt?: string },
+  ): Promise<{ user: any; key: any; secret: string }>;
   stop(): Promise<void>;
 }
 
@@ -47,7 +51,11 @@ export async function startRbac(input: { options?: Record<string, unknown>; mani
     {
       listeners: [hubListener],
       // An entry set to undefined leaves that plugin out (the role matrix runs without `products`).
-      plugins: Object.fromEntries(Object.entries({ rbac: input.options ? { options: input.options } : {}, search: {}, products: productsPlugin, ...plugins }).filter(([, v]) => v !== undefined)),
+      plugins: Object.fromEntries(
+        Object.entries({ rbac: input.options ? { options: input.options } : {}, search: {}, products: productsPlugin, ...plugins }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      ),
       auth: { provider: 'rbac' },
       ...manifest,
     },

@@ -62,14 +62,24 @@ describe('API keys', () => {
     });
   });
 
-  it('defaults scopes to everything both the creator and the key\'s user hold', async () => {
+  it("defaults scopes to everything both the creator and the key's user hold", async () => {
     const dev = await r.userWithKey('dora', ['developer']);
-    expect(dev.key.scopes).toEqual(['search:read', 'search:write', 'workflow:read', 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'agent:read', 'agent:remediate']);
+    expect(dev.key.scopes).toEqual([
+      'search:read',
+      'search:write',
+      'workflow:read',
+      'workflow:create',
+      'workflow:edit',
+      'workflow:delete',
+      'workflow:test',
+      'agent:read',
+      'agent:remediate',
+    ]);
     expect(dev.key.userId).toBe(dev.user.id);
     expect(dev.key.createdBy).toBe(adminUserId);
   });
 
-  it('refuses scopes beyond the creator\'s permissions, or beyond the key\'s user\'s, with 403 grant_exceeds_permissions', async () => {
+  it("refuses scopes beyond the creator's permissions, or beyond the key's user's, with 403 grant_exceeds_permissions", async () => {
     await r.call('POST', '/hub/rbac/roles', { body: { name: 'key-manager', permissions: ['rbac:manage', 'workflow:read'] } });
     const manager = await r.userWithKey('mona', ['key-manager']);
     const dev = await r.userWithKey('dan', ['developer']);
@@ -77,9 +87,19 @@ describe('API keys', () => {
 
     expect(await asManager({ name: 'too much', scopes: ['workflow:deploy'] })).toMatchObject({
       status: 403,
-      body: { ok: false, error: { code: 'grant_exceeds_permissions', message: 'Cannot grant permissions you do not hold: workflow:deploy.', details: { notHeld: ['workflow:deploy'], whose: 'caller' } } },
+      body: {
+        ok: false,
+        error: {
+          code: 'grant_exceeds_permissions',
+          message: 'Cannot grant permissions you do not hold: workflow:deploy.',
+          details: { notHeld: ['workflow:deploy'], whose: 'caller' },
+        },
+      },
     });
-    expect((await asManager({ name: 'for dan', userId: dev.user.id, scopes: ['workflow:create'] })).body.error.details).toEqual({ notHeld: ['workflow:create'], whose: 'caller' });
+    expect((await asManager({ name: 'for dan', userId: dev.user.id, scopes: ['workflow:create'] })).body.error.details).toEqual({
+      notHeld: ['workflow:create'],
+      whose: 'caller',
+    });
     const subset = await asManager({ name: 'for dan', userId: dev.user.id, scopes: ['workflow:read'] });
     expect(subset.status).toBe(201);
     expect(subset.body.key.scopes).toEqual(['workflow:read']);
@@ -89,7 +109,13 @@ describe('API keys', () => {
     const viewer = await r.userWithKey('val', ['viewer']);
     expect(await r.call('POST', '/hub/rbac/keys', { body: { name: 'x', userId: viewer.user.id, scopes: ['workflow:create'] } })).toMatchObject({
       status: 403,
-      body: { error: { code: 'grant_exceeds_permissions', message: 'Cannot grant permissions the key\'s owner does not hold: workflow:create.', details: { notHeld: ['workflow:create'], whose: 'owner' } } },
+      body: {
+        error: {
+          code: 'grant_exceeds_permissions',
+          message: "Cannot grant permissions the key's owner does not hold: workflow:create.",
+          details: { notHeld: ['workflow:create'], whose: 'owner' },
+        },
+      },
     });
     expect(await r.call('POST', '/hub/rbac/keys', { body: { name: 'x', scopes: ['workflow:fly'] } })).toMatchObject({
       status: 400,
@@ -128,7 +154,10 @@ describe('API keys', () => {
     expect(unknown).toMatchObject({ status: 401, body: invalidKey });
     const again = await r.call('DELETE', `/hub/rbac/keys/${created.body.key.id}`);
     expect(again.body.key.revokedAt).toBe(revoked.body.key.revokedAt);
-    expect(await r.call('DELETE', '/hub/rbac/keys/0000000000000000')).toMatchObject({ status: 404, body: { ok: false, error: { code: 'key_not_found', message: 'No API key "0000000000000000".' } } });
+    expect(await r.call('DELETE', '/hub/rbac/keys/0000000000000000')).toMatchObject({
+      status: 404,
+      body: { ok: false, error: { code: 'key_not_found', message: 'No API key "0000000000000000".' } },
+    });
   });
 
   it('shows and revokes only its own keys to a caller without rbac:manage', async () => {
@@ -139,7 +168,10 @@ describe('API keys', () => {
     expect(own.body.keys.map((k: { id: string }) => k.id)).toEqual([viewer.key.id, second.body.key.id]);
     expect((await call(base, 'GET', `/hub/rbac/keys?userId=${adminUserId}`, { key: viewer.secret })).body).toEqual({ ok: true, keys: [], nextCursor: null });
     const adminKeyId = (await r.call('GET', '/hub/me')).body.key.id;
-    expect(await call(base, 'DELETE', `/hub/rbac/keys/${adminKeyId}`, { key: viewer.secret })).toMatchObject({ status: 404, body: { error: { code: 'key_not_found' } } });
+    expect(await call(base, 'DELETE', `/hub/rbac/keys/${adminKeyId}`, { key: viewer.secret })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'key_not_found' } },
+    });
     expect((await call(base, 'DELETE', `/hub/rbac/keys/${second.body.key.id}`, { key: viewer.secret })).body.key.state).toBe('revoked');
     // The manager sees every key of the tenant.
     const all = (await r.call('GET', '/hub/rbac/keys?limit=200')).body.keys.map((k: { id: string }) => k.id);

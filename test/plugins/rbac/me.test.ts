@@ -8,7 +8,7 @@ describe('GET /hub/me', () => {
   });
   afterAll(() => r.stop());
 
-  it('answers the calling key\'s user, tenant, key and effective permissions', async () => {
+  it("answers the calling key's user, tenant, key and effective permissions", async () => {
     const dev = await r.userWithKey('margaret', ['developer'], { scopes: ['workflow:read', 'workflow:test'] });
     const me = await call(r.t.url('hub'), 'GET', '/hub/me', { key: dev.secret });
     expect(me.status).toBe(200);
@@ -26,6 +26,11 @@ describe('GET /hub/me', () => {
     const me = await r.call('GET', '/hub/me');
     const all = (await r.call('GET', '/hub/rbac/permissions')).body.permissions.map((p: { name: string }) => p.name);
     expect(all).toHaveLength(19); // runtime 1, rbac 2, search 3, the workflow and agent permissions of the products fixture 13
-    expect(me.body).toMatchObject({ tenant: 'default', user: { name: 'admin', roles: ['superadmin'] }, key: { name: 'bootstrap', scopes: all }, permissions: all });
+    expect(me.body).toMatchObject({
+      tenant: 'default',
+      user: { name: 'admin', roles: ['superadmin'] },
+      key: { name: 'bootstrap', scopes: all },
+      permissions: all,
+    });
   });
 });

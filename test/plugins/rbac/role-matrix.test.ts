@@ -12,11 +12,17 @@ function documentedMatrix(): { roles: string[]; permissions: string[]; grants: M
   const doc = readFileSync(`${repoRoot}docs/rbac.md`, 'utf8');
   const table = doc.slice(doc.indexOf('### Role x permission matrix'), doc.indexOf('<!-- END GENERATED -->'));
   const rows = table.split('\n').filter((l) => l.startsWith('| '));
-  const roles = rows[0]!.split('|').slice(2, -1).map((c) => c.trim().replace(/`/g, ''));
+  const roles = rows[0]!
+    .split('|')
+    .slice(2, -1)
+    .map((c) => c.trim().replace(/`/g, ''));
   const grants = new Map(roles.map((r) => [r, new Set<string>()]));
   const permissions: string[] = [];
   for (const row of rows.slice(1)) {
-    const cells = row.split('|').slice(1, -1).map((c) => c.trim());
+    const cells = row
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
     const permission = cells[0]!.replace(/`/g, '');
     permissions.push(permission);
     roles.forEach((role, i) => {
@@ -32,7 +38,12 @@ describe('every built-in role against every permission, driven by the documented
   const keys = new Map<string, string>();
   beforeAll(async () => {
     // Exactly the built-in plugins whose permissions the documented matrix covers, plus the probe.
-    r = await startRbac({ manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'probe'] }], plugins: { rbac: {}, products: undefined, search: {}, bulk: {}, workflow: {}, probe } } });
+    r = await startRbac({
+      manifest: {
+        listeners: [{ ...hubListener, plugins: ['rbac', 'probe'] }],
+        plugins: { rbac: {}, products: undefined, search: {}, bulk: {}, workflow: {}, probe },
+      },
+    });
     for (const role of matrix.roles) keys.set(role, (await r.userWithKey(`${role}-user`, [role])).secret);
   });
   afterAll(() => r.stop());
@@ -48,7 +59,11 @@ describe('every built-in role against every permission, driven by the documented
       for (const permission of matrix.permissions) {
         const answer = await call(base, 'GET', `/probe/${permission.replace(':', '/')}`, { key: keys.get(role)! });
         if (matrix.grants.get(role)!.has(permission)) {
-          expect({ permission, status: answer.status, body: answer.body }).toEqual({ permission, status: 200, body: { ok: true, permission, tenant: 'default' } });
+          expect({ permission, status: answer.status, body: answer.body }).toEqual({
+            permission,
+            status: 200,
+            body: { ok: true, permission, tenant: 'default' },
+          });
         } else {
           expect({ permission, status: answer.status, body: answer.body }).toEqual({
             permission,
@@ -69,19 +84,26 @@ describe('every built-in role against every permission, driven by the documented
   });
 
   it('grants a custom role exactly its permissions', async () => {
-    const created = await r.call('POST', '/hub/rbac/roles', { body: { name: 'tester', description: 'reads and writes documents', permissions: ['search:write', 'search:read'] } });
-    expect(created).toMatchObject({ status: 201, body: { ok: true, role: { name: 'tester', description: 'reads and writes documents', permissions: ['search:read', 'search:write'], builtIn: false } } });
+    const created = await r.call('POST', '/hub/rbac/roles', {
+      body: { name: 'tester', description: 'reads and writes documents', permissions: ['search:write', 'search:read'] },
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { ok: true, role: { name: 'tester', description: 'reads and writes documents', permissions: ['search:read', 'search:write'], builtIn: false } },
+    });
     const { secret } = await r.userWithKey('tess', ['tester']);
     const base = r.t.url('hub');
     for (const permission of matrix.permissions) {
       const expected = permission === 'search:read' || permission === 'search:write' ? 200 : 403;
-      expect({ permission, status: (await call(base, 'GET', `/probe/${permission.replace(':', '/')}`, { key: secret })).status }).toEqual({ permission, status: expected });
+      expect({ permission, status: (await call(base, 'GET', `/probe/${permission.replace(':', '/')}`, { key: secret })).status }).toEqual({
+        permission,
+        status: expected,
+      });
     }
   });
-
 });
 
-describe('a third-party plugin\'s declared permission', () => {
+describe("a third-party plugin's declared permission", () => {
   let r: RbacApp;
   beforeAll(async () => {
     r = await startRbac({
@@ -102,7 +124,11 @@ describe('a third-party plugin\'s declared permission', () => {
     expect((await call(base, 'GET', '/probe/things/read', { key: reader.secret })).status).toBe(200);
     const permissions = await r.call('GET', '/hub/rbac/permissions');
     const listed = permissions.body.permissions as Array<{ name: string; plugin: string; description: string }>;
-    expect(listed.find((p) => p.name === 'things:read')).toEqual({ name: 'things:read', plugin: 'probe', description: 'Read things (a third-party permission).' });
+    expect(listed.find((p) => p.name === 'things:read')).toEqual({
+      name: 'things:read',
+      plugin: 'probe',
+      description: 'Read things (a third-party permission).',
+    });
     // The older option still works: its names can be granted, listed as the deployment's own.
     expect(listed.at(-1)).toEqual({ name: 'legacy:read', plugin: 'deployment', description: 'Declared by this deployment (`extraPermissions`).' });
   });

@@ -17,7 +17,10 @@ describe('browser sessions', () => {
   };
 
   beforeAll(async () => {
-    r = await startRbac({ manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'feed'] }], plugins: { feed } }, options: { sessions: { ttlSeconds: 3600, idleSeconds: 60 } } });
+    r = await startRbac({
+      manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'feed'] }], plugins: { feed } },
+      options: { sessions: { ttlSeconds: 3600, idleSeconds: 60 } },
+    });
     base = r.t.url('hub');
     vera = await r.userWithKey('vera', ['viewer']);
   });
@@ -38,11 +41,21 @@ describe('browser sessions', () => {
   });
 
   it('signs in from an HTML form and redirects to a path of this server only', async () => {
-    const form = await fetch(`${base}/hub/session`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `apiKey=${encodeURIComponent(vera.secret)}&redirect=${encodeURIComponent('/ui/')}` });
+    const form = await fetch(`${base}/hub/session`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `apiKey=${encodeURIComponent(vera.secret)}&redirect=${encodeURIComponent('/ui/')}`,
+    });
     expect(form.status).toBe(303);
     expect(form.headers.get('location')).toBe('/ui/');
     expect(form.headers.get('set-cookie')).toMatch(/^tessera_session=/);
-    const open = await fetch(`${base}/hub/session`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `apiKey=${encodeURIComponent(vera.secret)}&redirect=${encodeURIComponent('//evil.example/')}` });
+    const open = await fetch(`${base}/hub/session`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `apiKey=${encodeURIComponent(vera.secret)}&redirect=${encodeURIComponent('//evil.example/')}`,
+    });
     expect(open.status).toBe(400);
   });
 
@@ -50,7 +63,11 @@ describe('browser sessions', () => {
     const bad = await signIn(`${vera.secret.slice(0, -4)}AAAA`);
     expect(bad.res.status).toBe(401);
     expect(bad.res.headers.get('set-cookie')).toBeNull();
-    const cross = await fetch(`${base}/hub/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body: JSON.stringify({ apiKey: vera.secret }) });
+    const cross = await fetch(`${base}/hub/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: JSON.stringify({ apiKey: vera.secret }),
+    });
     expect(cross.status).toBe(403);
   });
 

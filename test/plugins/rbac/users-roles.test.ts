@@ -12,8 +12,10 @@ describe('users and roles', () => {
   });
   afterAll(() => r.stop());
 
-  it('creates a user with roles (viewer by default) and lists the tenant\'s users oldest first', async () => {
-    const created = await r.call('POST', '/hub/rbac/users', { body: { name: 'grace', displayName: 'Grace Hopper', email: 'grace@example.com', roles: ['developer', 'operator'] } });
+  it("creates a user with roles (viewer by default) and lists the tenant's users oldest first", async () => {
+    const created = await r.call('POST', '/hub/rbac/users', {
+      body: { name: 'grace', displayName: 'Grace Hopper', email: 'grace@example.com', roles: ['developer', 'operator'] },
+    });
     expect(created).toMatchObject({ status: 201 });
     expect(created.body).toEqual({
       ok: true,
@@ -38,7 +40,11 @@ describe('users and roles', () => {
     expect(list.body.nextCursor).toBeNull();
     const page = await r.call('GET', '/hub/rbac/users?limit=2');
     expect(page.body.users.map((u: { name: string }) => u.name)).toEqual(['admin', 'grace']);
-    expect((await r.call('GET', `/hub/rbac/users?limit=2&cursor=${page.body.nextCursor}`)).body).toEqual({ ok: true, users: [plain.body.user], nextCursor: null });
+    expect((await r.call('GET', `/hub/rbac/users?limit=2&cursor=${page.body.nextCursor}`)).body).toEqual({
+      ok: true,
+      users: [plain.body.user],
+      nextCursor: null,
+    });
   });
 
   it('answers 409 user_exists for a taken name and 400 unknown_role for a role that does not exist', async () => {
@@ -54,7 +60,7 @@ describe('users and roles', () => {
     expect((await r.call('POST', '/hub/rbac/users', { body: { name: 'x', colour: 'blue' } })).body.error.code).toBe('validation_failed');
   });
 
-  it('changes a user\'s roles with PUT (by name or id) and the user\'s keys follow at once', async () => {
+  it("changes a user's roles with PUT (by name or id) and the user's keys follow at once", async () => {
     const dev = await r.userWithKey('dennis', ['developer']);
     expect((await call(base, 'GET', '/hub/me', { key: dev.secret })).body.permissions).toContain('workflow:create');
     const updated = await r.call('PUT', '/hub/rbac/users', { body: { name: 'dennis', roles: ['viewer'] } });
@@ -65,14 +71,20 @@ describe('users and roles', () => {
     expect(me.body.key.scopes).toContain('workflow:create');
     await r.call('PUT', '/hub/rbac/users', { body: { id: dev.user.id, roles: ['developer'] } });
     expect((await call(base, 'GET', '/hub/me', { key: dev.secret })).body.permissions).toContain('workflow:create');
-    expect(await r.call('PUT', '/hub/rbac/users', { body: { name: 'nobody', roles: [] } })).toMatchObject({ status: 404, body: { error: { code: 'user_not_found', message: 'No user "nobody" in this tenant.' } } });
+    expect(await r.call('PUT', '/hub/rbac/users', { body: { name: 'nobody', roles: [] } })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'user_not_found', message: 'No user "nobody" in this tenant.' } },
+    });
     expect((await r.call('PUT', '/hub/rbac/users', { body: { roles: [] } })).body.error.code).toBe('validation_failed');
   });
 
   it('refuses every key of a disabled user with 401 invalid_api_key until it is enabled again', async () => {
     const op = await r.userWithKey('olga', ['operator']);
     await r.call('PUT', '/hub/rbac/users', { body: { name: 'olga', disabled: true } });
-    expect(await call(base, 'GET', '/hub/me', { key: op.secret })).toMatchObject({ status: 401, body: { ok: false, error: { code: 'invalid_api_key', message: 'The API key is not valid.' } } });
+    expect(await call(base, 'GET', '/hub/me', { key: op.secret })).toMatchObject({
+      status: 401,
+      body: { ok: false, error: { code: 'invalid_api_key', message: 'The API key is not valid.' } },
+    });
     await r.call('PUT', '/hub/rbac/users', { body: { name: 'olga', disabled: false } });
     expect((await call(base, 'GET', '/hub/me', { key: op.secret })).status).toBe(200);
   });
@@ -82,23 +94,52 @@ describe('users and roles', () => {
     const asAdmin = (method: string, path: string, body: unknown) => call(base, method, path, { key: admin.secret, body });
     expect(await asAdmin('POST', '/hub/rbac/users', { name: 'root2', roles: ['superadmin'] })).toMatchObject({
       status: 403,
-      body: { ok: false, error: { code: 'grant_exceeds_permissions', message: 'Cannot grant permissions you do not hold: tenants:manage.', details: { notHeld: ['tenants:manage'], whose: 'caller' } } },
+      body: {
+        ok: false,
+        error: {
+          code: 'grant_exceeds_permissions',
+          message: 'Cannot grant permissions you do not hold: tenants:manage.',
+          details: { notHeld: ['tenants:manage'], whose: 'caller' },
+        },
+      },
     });
     expect(await asAdmin('PUT', '/hub/rbac/users', { name: 'admin', disabled: true })).toMatchObject({
       status: 403,
-      body: { error: { code: 'grant_exceeds_permissions', message: 'Cannot grant permissions the user holds and you do not: tenants:manage.', details: { notHeld: ['tenants:manage'], whose: 'target' } } },
+      body: {
+        error: {
+          code: 'grant_exceeds_permissions',
+          message: 'Cannot grant permissions the user holds and you do not: tenants:manage.',
+          details: { notHeld: ['tenants:manage'], whose: 'target' },
+        },
+      },
     });
-    expect((await asAdmin('POST', '/hub/rbac/roles', { name: 'sneaky', permissions: ['tenants:manage'] })).body.error.details).toEqual({ notHeld: ['tenants:manage'], whose: 'caller' });
+    expect((await asAdmin('POST', '/hub/rbac/roles', { name: 'sneaky', permissions: ['tenants:manage'] })).body.error.details).toEqual({
+      notHeld: ['tenants:manage'],
+      whose: 'caller',
+    });
     expect((await asAdmin('POST', '/hub/rbac/users', { name: 'helper', roles: ['admin'] })).status).toBe(201);
   });
 
-  it('lists built-in roles then the tenant\'s custom roles, and refuses duplicate or unknown-permission roles', async () => {
-    const created = await r.call('POST', '/hub/rbac/roles', { body: { name: 'auditor', description: 'reads traces', permissions: ['telemetry:read', 'workflow:read', 'telemetry:read'] } });
-    expect(created.body).toEqual({ ok: true, role: { name: 'auditor', description: 'reads traces', permissions: ['workflow:read', 'telemetry:read'], builtIn: false } });
+  it("lists built-in roles then the tenant's custom roles, and refuses duplicate or unknown-permission roles", async () => {
+    const created = await r.call('POST', '/hub/rbac/roles', {
+      body: { name: 'auditor', description: 'reads traces', permissions: ['telemetry:read', 'workflow:read', 'telemetry:read'] },
+    });
+    expect(created.body).toEqual({
+      ok: true,
+      role: { name: 'auditor', description: 'reads traces', permissions: ['workflow:read', 'telemetry:read'], builtIn: false },
+    });
     const roles = (await r.call('GET', '/hub/rbac/roles')).body.roles;
     expect(roles.map((x: { name: string }) => x.name)).toEqual(['superadmin', 'admin', 'developer', 'operator', 'viewer', 'invoker', 'auditor']);
-    expect(roles.find((x: { name: string }) => x.name === 'invoker')).toEqual({ name: 'invoker', description: 'Calls workflow routes, nothing else.', permissions: ['api:invoke'], builtIn: true });
-    expect(await r.call('POST', '/hub/rbac/roles', { body: { name: 'auditor', permissions: [] } })).toMatchObject({ status: 409, body: { error: { code: 'role_exists', message: 'A role named "auditor" already exists.' } } });
+    expect(roles.find((x: { name: string }) => x.name === 'invoker')).toEqual({
+      name: 'invoker',
+      description: 'Calls workflow routes, nothing else.',
+      permissions: ['api:invoke'],
+      builtIn: true,
+    });
+    expect(await r.call('POST', '/hub/rbac/roles', { body: { name: 'auditor', permissions: [] } })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'role_exists', message: 'A role named "auditor" already exists.' } },
+    });
     expect((await r.call('POST', '/hub/rbac/roles', { body: { name: 'viewer', permissions: [] } })).body.error.code).toBe('role_exists');
     expect(await r.call('POST', '/hub/rbac/roles', { body: { name: 'odd', permissions: ['time:travel'] } })).toMatchObject({
       status: 400,

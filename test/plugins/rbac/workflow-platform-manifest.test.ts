@@ -34,7 +34,7 @@ describe('manifests/workflow-platform.json', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('declares seed 001\'s port 8787, the rbac plugin as auth provider and its data directory', () => {
+  it("declares seed 001's port 8787, the rbac plugin as auth provider and its data directory", () => {
     const manifest = loadManifest(file, { dataDir });
     expect(manifest.name).toBe('workflow-platform');
     expect(manifest.dataDir).toBe(path.resolve(dataDir));
@@ -47,9 +47,26 @@ describe('manifests/workflow-platform.json', () => {
     const key = bootstrapLine(logs)!.apiKey as string;
     const me = await call(base, 'GET', '/hub/me', { key });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ ok: true, tenant: 'default', homeTenant: 'default', user: { name: 'admin', roles: ['superadmin'] }, key: { name: 'bootstrap', state: 'active' } });
+    expect(me.body).toMatchObject({
+      ok: true,
+      tenant: 'default',
+      homeTenant: 'default',
+      user: { name: 'admin', roles: ['superadmin'] },
+      key: { name: 'bootstrap', state: 'active' },
+    });
     // What the manifest's plugins declare: rbac's and the workflow plugin's (seed 001's names).
-    expect(me.body.permissions).toEqual(expect.arrayContaining(['system:read', 'rbac:manage', 'tenants:manage', 'workflow:read', 'workflow:deploy', 'telemetry:read', 'metrics:read', 'api:invoke']));
+    expect(me.body.permissions).toEqual(
+      expect.arrayContaining([
+        'system:read',
+        'rbac:manage',
+        'tenants:manage',
+        'workflow:read',
+        'workflow:deploy',
+        'telemetry:read',
+        'metrics:read',
+        'api:invoke',
+      ]),
+    );
     expect(await call(base, 'GET', '/hub/me')).toMatchObject({ status: 401, body: { error: { code: 'missing_api_key' } } });
     expect((await fetch(`${base}/metrics`)).status).toBe(200);
     expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ ok: true });

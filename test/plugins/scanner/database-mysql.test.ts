@@ -5,7 +5,8 @@ import { databaseScanSuite, knex, reachable } from './database-suite.js';
 const url = process.env.TESSERA_TEST_MYSQL_URL ?? 'mysql://tessera:tessera-my-secret@127.0.0.1:53306/tessera';
 const parsed = new URL(url);
 const available = await reachable(parsed.hostname, Number(parsed.port || 3306));
-const how = 'MariaDB is not running: start it with the "Real database servers" block of .ci/run (apt-get install mariadb-server; mariadb-install-db; mariadbd on 127.0.0.1:53306), or set TESSERA_TEST_MYSQL_URL.';
+const how =
+  'MariaDB is not running: start it with the "Real database servers" block of .ci/run (apt-get install mariadb-server; mariadb-install-db; mariadbd on 127.0.0.1:53306), or set TESSERA_TEST_MYSQL_URL.';
 
 if (!available && process.env.TESSERA_TEST_DATABASES === 'required') throw new Error(`${how} (TESSERA_TEST_DATABASES=required: CI must run these tests)`);
 

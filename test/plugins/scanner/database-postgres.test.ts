@@ -5,7 +5,8 @@ import { databaseScanSuite, knex, reachable } from './database-suite.js';
 const url = process.env.TESSERA_TEST_POSTGRES_URL ?? 'postgres://postgres:tessera-pg-secret@127.0.0.1:55432/postgres';
 const parsed = new URL(url);
 const available = await reachable(parsed.hostname, Number(parsed.port || 5432));
-const how = 'PostgreSQL is not running: start it with the "Real database servers" block of .ci/run (apt-get install postgresql; initdb; pg_ctl start on 127.0.0.1:55432), or set TESSERA_TEST_POSTGRES_URL.';
+const how =
+  'PostgreSQL is not running: start it with the "Real database servers" block of .ci/run (apt-get install postgresql; initdb; pg_ctl start on 127.0.0.1:55432), or set TESSERA_TEST_POSTGRES_URL.';
 
 if (!available && process.env.TESSERA_TEST_DATABASES === 'required') throw new Error(`${how} (TESSERA_TEST_DATABASES=required: CI must run these tests)`);
 

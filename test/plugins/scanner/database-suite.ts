@@ -69,14 +69,19 @@ export function databaseScanSuite(db: DatabaseUnderTest): void {
 
     it('picks up inserts and updates while polling, and stops on DELETE', async () => {
       const table = await createTable('cdc');
-      await insert(table, [1, 2, 3].map((id) => ({ id, title: `heron ${id}`, updated_at: ts(id) })));
+      await insert(
+        table,
+        [1, 2, 3].map((id) => ({ id, title: `heron ${id}`, updated_at: ts(id) })),
+      );
       const req = body(table);
       const id = await startScan(t, 'database', req);
       await waitForScan(t, id, (s) => s.state === 'watching' && s.counts.indexed === 3);
       expect(await searchIds(t, req.targetIndex, 'heron')).toEqual(['1', '2', '3']);
 
       await insert(table, [{ id: 4, title: 'egret 4', updated_at: ts(10) }]);
-      await admin(table).where({ id: 2 }).update({ title: 'egret 2', updated_at: ts(11) });
+      await admin(table)
+        .where({ id: 2 })
+        .update({ title: 'egret 2', updated_at: ts(11) });
       const scan = await waitForScan(t, id, (s) => s.counts.indexed === 5);
       expect(scan.counts).toMatchObject({ seen: 5, created: 4, modified: 1, errors: 0 });
       expect(scan.watermark).toEqual({ value: expect.stringContaining('2024-01-01 00:00:11'), primaryKey: 2 });
@@ -105,7 +110,10 @@ export function databaseScanSuite(db: DatabaseUnderTest): void {
       expect(await docCount(t, req.targetIndex)).toBe(10);
 
       // More rows at the very timestamp of the last page, with higher keys: a later scan of the same source continues from the stored position.
-      await insert(table, [11, 12, 13].map((id) => ({ id, title: `tie ${id}`, updated_at: ts(1, 501) })));
+      await insert(
+        table,
+        [11, 12, 13].map((id) => ({ id, title: `tie ${id}`, updated_at: ts(1, 501) })),
+      );
       const next = await waitForScan(t, await startScan(t, 'database', req), isFinal);
       expect(next.counts).toMatchObject({ seen: 3, indexed: 3, created: 3 });
       expect(await docCount(t, req.targetIndex)).toBe(13);
@@ -113,12 +121,18 @@ export function databaseScanSuite(db: DatabaseUnderTest): void {
 
     it('continues exactly where it stopped after a restart', async () => {
       const table = await createTable('restart');
-      await insert(table, [1, 2, 3, 4].map((id) => ({ id, title: `kestrel ${id}`, updated_at: ts(id) })));
+      await insert(
+        table,
+        [1, 2, 3, 4].map((id) => ({ id, title: `kestrel ${id}`, updated_at: ts(id) })),
+      );
       const req = body(table, { pageSize: 3 });
       const id = await startScan(t, 'database', req);
       await waitForScan(t, id, (s) => s.state === 'watching' && s.counts.indexed === 4);
       await t.stop();
-      await insert(table, [5, 6].map((id) => ({ id, title: `kestrel ${id}`, updated_at: ts(id) })));
+      await insert(
+        table,
+        [5, 6].map((id) => ({ id, title: `kestrel ${id}`, updated_at: ts(id) })),
+      );
       t = await startScanner(options, { dataDir });
       const scan = await waitForScan(t, id, (s) => s.state === 'watching' && s.counts.indexed === 6);
       // Only the two new rows were read after the restart.
@@ -188,7 +202,11 @@ export function databaseScanSuite(db: DatabaseUnderTest): void {
           await waitForScan(t, id, (s) => s.state === 'watching' && s.counts.indexed === 1);
           await proxy.close();
           const away = await waitForScan(t, id, (s) => s.retry !== null && s.retry.attempt >= 2);
-          expect(away).toMatchObject({ state: 'watching', error: { code: 'source_unreachable' }, retry: { attempt: expect.any(Number), delayMs: expect.any(Number), nextAttemptAt: expect.any(String) } });
+          expect(away).toMatchObject({
+            state: 'watching',
+            error: { code: 'source_unreachable' },
+            retry: { attempt: expect.any(Number), delayMs: expect.any(Number), nextAttemptAt: expect.any(String) },
+          });
           expect(away.error.message).not.toContain(db.password ?? '\u0000');
           await insert(table, [{ id: 2, title: 'gannet 2', updated_at: ts(2) }]);
           await proxy.open();

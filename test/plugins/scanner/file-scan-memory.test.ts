@@ -36,14 +36,30 @@ describe('file scan memory', () => {
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 
     const engineManifest = path.join(dir, 'engine.json');
-    writeFileSync(engineManifest, JSON.stringify({ name: 'engine', dataDir: './engine-data', listeners: [{ name: 'engine', port: 0, plugins: ['search', 'bulk'] }], plugins: { search: {}, bulk: { options: { batchDocs: 2000 } } } }));
+    writeFileSync(
+      engineManifest,
+      JSON.stringify({
+        name: 'engine',
+        dataDir: './engine-data',
+        listeners: [{ name: 'engine', port: 0, plugins: ['search', 'bulk'] }],
+        plugins: { search: {}, bulk: { options: { batchDocs: 2000 } } },
+      }),
+    );
     const engine = runCli(['serve', '--manifest', engineManifest]);
     processes.push(engine);
     const engineUrl = (await engine.waitForLog((l) => l.msg === 'listening')).url as string;
     await postJson(`${engineUrl}/v1/indexes`, { name: 'big', mappings: { title: { type: 'text' } } });
 
     const scannerManifest = path.join(dir, 'scanner.json');
-    writeFileSync(scannerManifest, JSON.stringify({ name: 'scanner', dataDir: './scanner-data', listeners: [{ name: 'scanner', port: 0, plugins: ['scanner'] }], plugins: { search: {}, scanner: { options: { roots: [data], allowPrivateAddresses: true } } } }));
+    writeFileSync(
+      scannerManifest,
+      JSON.stringify({
+        name: 'scanner',
+        dataDir: './scanner-data',
+        listeners: [{ name: 'scanner', port: 0, plugins: ['scanner'] }],
+        plugins: { search: {}, scanner: { options: { roots: [data], allowPrivateAddresses: true } } },
+      }),
+    );
     const scanner = runCli(['serve', '--manifest', scannerManifest]);
     processes.push(scanner);
     const scannerUrl = (await scanner.waitForLog((l) => l.msg === 'listening')).url as string;
@@ -74,7 +90,9 @@ describe('file scan memory', () => {
     expect(scan).toMatchObject({ state: 'completed', counts: { seen: lines, indexed: lines, errors: 0 }, progress: { done: written, total: written } });
     const count = await json(await postJson(`${engineUrl}/v1/indexes/big/search`, { q: 'large', size: 1, highlight: false }));
     expect(count.total).toBe(lines);
-    console.log(`file scan: ${(written / 1048576).toFixed(0)} MB, ${lines} lines in ${seconds.toFixed(1)} s (${Math.round(lines / seconds)} docs/s); scanner peak RSS ${peak.rss.toFixed(0)} MB, own memory (RssAnon) ${peak.anon.toFixed(0)} MB`);
+    console.log(
+      `file scan: ${(written / 1048576).toFixed(0)} MB, ${lines} lines in ${seconds.toFixed(1)} s (${Math.round(lines / seconds)} docs/s); scanner peak RSS ${peak.rss.toFixed(0)} MB, own memory (RssAnon) ${peak.anon.toFixed(0)} MB`,
+    );
     expect(peak.anon).toBeGreaterThan(0);
     expect(peak.rss).toBeLessThan(400);
   }, 600_000);

@@ -52,7 +52,18 @@ describe('file scan', () => {
 
   it('reads CSV with a header, quoted fields and embedded newlines; idField names the id; bad records are counted', async () => {
     const file = path.join(root, 'trees.csv');
-    writeFileSync(file, ['code,name,description', 'oak,Oak,"Strong, slow ""hardwood"""', 'yew,Yew,"Poisonous', 'evergreen conifer"', 'bad,row', 'ash,Ash,Light timber', ',Nameless,no code'].join('\n') + '\n');
+    writeFileSync(
+      file,
+      [
+        'code,name,description',
+        'oak,Oak,"Strong, slow ""hardwood"""',
+        'yew,Yew,"Poisonous',
+        'evergreen conifer"',
+        'bad,row',
+        'ash,Ash,Light timber',
+        ',Nameless,no code',
+      ].join('\n') + '\n',
+    );
     const id = await startScan(t, 'file', { path: file, format: 'csv', targetIndex: 'trees', idField: 'code' });
     const scan = await waitForScan(t, id, isFinal);
     expect(scan).toMatchObject({ state: 'completed', counts: { seen: 5, indexed: 3, errors: 2 } });
@@ -67,7 +78,16 @@ describe('file scan', () => {
 
   it('feeds a remote engine through its bulk API when engineUrl is given, creating the index there', async () => {
     const file = path.join(root, 'remote.jsonl');
-    writeFileSync(file, [{ sku: 'a1', title: 'red kite' }, { sku: 'a2', title: 'black kite' }, { sku: 'a3', title: 'osprey' }].map((d) => JSON.stringify(d)).join('\n') + '\n');
+    writeFileSync(
+      file,
+      [
+        { sku: 'a1', title: 'red kite' },
+        { sku: 'a2', title: 'black kite' },
+        { sku: 'a3', title: 'osprey' },
+      ]
+        .map((d) => JSON.stringify(d))
+        .join('\n') + '\n',
+    );
     expect(await docCount(t, 'remote')).toBe(-1);
     const id = await startScan(t, 'file', { path: file, targetIndex: 'remote', idField: 'sku', engineUrl: t.search });
     const scan = await waitForScan(t, id, isFinal);
@@ -86,7 +106,7 @@ describe('file scan', () => {
     }
   });
 
-  it('fails the scan with the engine\'s answer when the remote engine refuses', async () => {
+  it("fails the scan with the engine's answer when the remote engine refuses", async () => {
     const file = path.join(root, 'remote.jsonl');
     const id = await startScan(t, 'file', { path: file, targetIndex: 'Bad Name!', engineUrl: t.search });
     const scan = await waitForScan(t, id, isFinal);

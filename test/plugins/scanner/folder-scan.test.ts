@@ -44,7 +44,10 @@ describe('folder scan', () => {
     const dir = path.join(root, 'docs');
     writeFileSync(path.join(dir, 'notes.txt'), 'The albatross flies over the southern ocean.');
     writeFileSync(path.join(dir, 'guide.md'), '# Field Guide\n\nPenguins cannot fly but swim well.');
-    writeFileSync(path.join(dir, 'page.html'), '<html><head><title>Heron Page</title><script>var hidden = "kingfisher";</script></head><body><h1>Herons</h1><p>Grey herons wade &amp; fish.</p></body></html>');
+    writeFileSync(
+      path.join(dir, 'page.html'),
+      '<html><head><title>Heron Page</title><script>var hidden = "kingfisher";</script></head><body><h1>Herons</h1><p>Grey herons wade &amp; fish.</p></body></html>',
+    );
     writeFileSync(path.join(dir, 'data.json'), JSON.stringify({ title: 'Puffin record', colony: 'Skomer puffins' }));
     writeFileSync(path.join(dir, 'deep', 'code.ts'), 'export function pelicanPouch(): number { return 42; }');
     writeFileSync(path.join(dir, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 1, 2, 3]));

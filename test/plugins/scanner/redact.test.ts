@@ -8,8 +8,14 @@ describe('credential redaction', () => {
   });
 
   it('masks secret fields of a knex connection object, nested ones included, and keeps the rest', () => {
-    const connection = { client: 'pg', connection: { host: 'db', user: 'app', password: 'hunter22', database: 'shop', ssl: { key: 'PRIVATEKEY', rejectUnauthorized: true } } };
-    expect(redactConnection(connection)).toEqual({ client: 'pg', connection: { host: 'db', user: 'app', password: '***', database: 'shop', ssl: { key: '***', rejectUnauthorized: true } } });
+    const connection = {
+      client: 'pg',
+      connection: { host: 'db', user: 'app', password: 'hunter22', database: 'shop', ssl: { key: 'PRIVATEKEY', rejectUnauthorized: true } },
+    };
+    expect(redactConnection(connection)).toEqual({
+      client: 'pg',
+      connection: { host: 'db', user: 'app', password: '***', database: 'shop', ssl: { key: '***', rejectUnauthorized: true } },
+    });
     const secrets = secretsOf(connection);
     expect(scrub('login failed for app with hunter22 (PRIVATEKEY)', secrets)).toBe('login failed for app with *** (***)');
   });

@@ -7,7 +7,10 @@ export interface ScannerApp extends TestApp {
 }
 
 /** search and scanner on their own listeners, as in the fleet manifest. */
-export async function startScanner(scannerOptions: Record<string, unknown>, options: { dataDir?: string; extraPlugins?: Record<string, unknown>; bulk?: boolean } = {}): Promise<ScannerApp> {
+export async function startScanner(
+  scannerOptions: Record<string, unknown>,
+  options: { dataDir?: string; extraPlugins?: Record<string, unknown>; bulk?: boolean } = {},
+): Promise<ScannerApp> {
   const t = await createTestApp(
     {
       listeners: [

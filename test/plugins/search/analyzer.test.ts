@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../runtime/errors.js';
 import { analysisErrorCodes } from '../../../plugins/search/analysis-error-codes.js';
-import {
-  analyzerNames, englishAnalyzer, getAnalyzer, keywordAnalyzer, standardAnalyzer, UnknownAnalyzerError,
-} from '../../../plugins/search/analyzer.js';
+import { analyzerNames, englishAnalyzer, getAnalyzer, keywordAnalyzer, standardAnalyzer, UnknownAnalyzerError } from '../../../plugins/search/analyzer.js';
 
 describe('standard analyzer', () => {
   it('tokenizes, lower-cases and folds, keeping every word (no stop words)', () => {
@@ -27,7 +25,10 @@ describe('english analyzer', () => {
   });
 
   it('strips possessives before the stop-word check, so "it\'s" goes and "wing\'s" becomes "wing"', () => {
-    expect(englishAnalyzer.analyze("it's the wing's generalizations").map((t) => [t.term, t.position])).toEqual([['wing', 2], ['general', 3]]);
+    expect(englishAnalyzer.analyze("it's the wing's generalizations").map((t) => [t.term, t.position])).toEqual([
+      ['wing', 2],
+      ['general', 3],
+    ]);
   });
 
   it('folds accents before stemming and leaves numbers and non-Latin words unstemmed', () => {
@@ -81,6 +82,9 @@ describe('getAnalyzer', () => {
 
 describe('analysisErrorCodes', () => {
   it('documents every error code analysis and query parsing raise, with its status', () => {
-    expect(analysisErrorCodes.map((c) => [c.code, c.status])).toEqual([['unknown_analyzer', 400], ['invalid_minimum_should_match', 400]]);
+    expect(analysisErrorCodes.map((c) => [c.code, c.status])).toEqual([
+      ['unknown_analyzer', 400],
+      ['invalid_minimum_should_match', 400],
+    ]);
   });
 });

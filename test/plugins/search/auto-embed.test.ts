@@ -26,14 +26,20 @@ describe('autoEmbed', () => {
   beforeAll(async () => {
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
     base = `${t.url()}/v1/indexes`;
-    const created = await postJson(base, { name: 'auto', mappings: { title: { type: 'text' }, body: { type: 'text' } }, settings: { vectorDimensions: 256, autoEmbed: true } });
+    const created = await postJson(base, {
+      name: 'auto',
+      mappings: { title: { type: 'text' }, body: { type: 'text' } },
+      settings: { vectorDimensions: 256, autoEmbed: true },
+    });
     expect(created.status).toBe(200);
-    const res = await json(await postJson(`${base}/auto/documents`, [
-      { id: 'aero', title: 'Aerodynamic heating', body: 'Heating of swept wings at supersonic speed.' },
-      { id: 'layer', title: 'Boundary layers', body: 'Transition of the laminar boundary layer on a flat plate.' },
-      { id: 'soup', title: 'Tomato soup', body: 'A recipe with basil and garlic.' },
-      { id: 'own', title: 'Has its own vector', _vector: Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0)) },
-    ]));
+    const res = await json(
+      await postJson(`${base}/auto/documents`, [
+        { id: 'aero', title: 'Aerodynamic heating', body: 'Heating of swept wings at supersonic speed.' },
+        { id: 'layer', title: 'Boundary layers', body: 'Transition of the laminar boundary layer on a flat plate.' },
+        { id: 'soup', title: 'Tomato soup', body: 'A recipe with basil and garlic.' },
+        { id: 'own', title: 'Has its own vector', _vector: Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0)) },
+      ]),
+    );
     expect(res.errors).toEqual([]);
   });
   afterAll(() => t.stop());
@@ -44,8 +50,10 @@ describe('autoEmbed', () => {
     expect(result.total).toBe(4);
   });
 
-  it('keeps a document\'s own _vector instead of embedding it', async () => {
-    const own = await json(await postJson(`${base}/auto/search`, { mode: 'semantic', vector: Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0)), size: 1 }));
+  it("keeps a document's own _vector instead of embedding it", async () => {
+    const own = await json(
+      await postJson(`${base}/auto/search`, { mode: 'semantic', vector: Array.from({ length: 256 }, (_, i) => (i === 0 ? 1 : 0)), size: 1 }),
+    );
     expect(own.hits[0]).toMatchObject({ id: 'own', score: expect.closeTo(1, 5) });
   });
 

@@ -52,9 +52,17 @@ describe('search background work on ctx.jobs', () => {
   it('builds each segment graph and merges past maxSegments as jobs, counted in the job metrics', async () => {
     // Four writes make four segments; past maxSegments (2) a merge job folds them.
     for (let i = 0; i < 4; i++) expect((await json(await postJson(`${base}/v1/indexes/v/documents`, batch(i * 300, 300)))).errors).toEqual([]);
-    const s = await until('merged, ready graphs', stats, (v) => v.segments <= 2 && v.vectorIndex.ready === v.vectorIndex.segments && v.vectorIndex.segments > 0);
+    const s = await until(
+      'merged, ready graphs',
+      stats,
+      (v) => v.segments <= 2 && v.vectorIndex.ready === v.vectorIndex.segments && v.vectorIndex.segments > 0,
+    );
     expect(s.vectorIndex.inserted).toBe(1200);
-    const finished = await until('job metrics', () => finishedJobs(base), (f) => (f['merge-segments:completed'] ?? 0) >= 1 && (f['graph-build:completed'] ?? 0) >= 2);
+    const finished = await until(
+      'job metrics',
+      () => finishedJobs(base),
+      (f) => (f['merge-segments:completed'] ?? 0) >= 1 && (f['graph-build:completed'] ?? 0) >= 2,
+    );
     expect(finished['graph-build:failed'] ?? 0).toBe(0);
     expect(finished['merge-segments:failed'] ?? 0).toBe(0);
     // The same documents are found after the merge, through the graphs.
@@ -81,15 +89,17 @@ describe('serialGraphBuilds (an engine used outside the plugin)', () => {
     const order: string[] = [];
     let active = 0;
     let peak = 0;
-    const work = (name: string, fail = false) => async (): Promise<void> => {
-      active++;
-      peak = Math.max(peak, active);
-      order.push(`start ${name}`);
-      await new Promise((r) => setTimeout(r, 5));
-      order.push(`end ${name}`);
-      active--;
-      if (fail) throw new Error(`${name} failed`);
-    };
+    const work =
+      (name: string, fail = false) =>
+      async (): Promise<void> => {
+        active++;
+        peak = Math.max(peak, active);
+        order.push(`start ${name}`);
+        await new Promise((r) => setTimeout(r, 5));
+        order.push(`end ${name}`);
+        active--;
+        if (fail) throw new Error(`${name} failed`);
+      };
     const a = run(label, work('a'));
     const b = run(label, work('b', true));
     const c = run(label, work('c'));

@@ -27,16 +27,23 @@ describe('randomizedSvd', () => {
   it('finds the leading singular values and orthonormal vectors of an exact reference', async () => {
     // 60 x 40 of rank 4 plus a little noise, checked against the eigenvalues of A^T A by Jacobi.
     let seed = 7;
-    const rand = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) - 0.5;
-    const m = 60, n = 40, strengths = [9, 6, 4, 2];
+    const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5;
+    const m = 60,
+      n = 40,
+      strengths = [9, 6, 4, 2];
     const u = strengths.map(() => Array.from({ length: m }, rand));
     const v = strengths.map(() => Array.from({ length: n }, rand));
-    const dense = Array.from({ length: n }, (_, c) => Array.from({ length: m }, (_, r) => strengths.reduce((s, w, k) => s + w * u[k]![r]! * v[k]![c]!, 0) + 0.001 * rand()));
+    const dense = Array.from({ length: n }, (_, c) =>
+      Array.from({ length: m }, (_, r) => strengths.reduce((s, w, k) => s + w * u[k]![r]! * v[k]![c]!, 0) + 0.001 * rand()),
+    );
     const A = { rowCount: m, rows: dense.map(() => Int32Array.from({ length: m }, (_, r) => r)), values: dense.map((col) => Float64Array.from(col)) };
     const { U, sigma } = await randomizedSvd(A, 3, 1);
     const gram = new Float64Array(n * n);
     for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) gram[a * n + b] = cosine(dense[a]!, dense[b]!);
-    const exact = [...(await symmetricEigen(gram, n)).values].sort((a, b) => b - a).slice(0, 3).map(Math.sqrt);
+    const exact = [...(await symmetricEigen(gram, n)).values]
+      .sort((a, b) => b - a)
+      .slice(0, 3)
+      .map(Math.sqrt);
     for (let j = 0; j < 3; j++) expect(sigma[j]).toBeCloseTo(exact[j]!, 6);
     for (let a = 0; a < 3; a++) {
       for (let b = 0; b < 3; b++) {
@@ -82,12 +89,19 @@ describe('corpus-lsa-v1 over HTTP', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const manifest = { listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } };
   const docs = corpus.map((text, i) => ({ id: `d${i}`, text }));
-  const semantic = async (base: string, q: string) => (await json(await postJson(`${base}/lab/search`, { mode: 'semantic', q, size: 8 }))).hits.map((h: { id: string; score: number }) => [h.id, h.score]);
+  const semantic = async (base: string, q: string) =>
+    (await json(await postJson(`${base}/lab/search`, { mode: 'semantic', q, size: 8 }))).hits.map((h: { id: string; score: number }) => [h.id, h.score]);
 
   it('embeds with hashed-ngrams-v2 until trained, then with the model stored in LMDB across a restart', async () => {
     let t = await createTestApp(manifest, { dataDir });
     let base = `${t.url()}/v1/indexes`;
-    const created = await json(await postJson(base, { name: 'lab', mappings: { text: { type: 'text', analyzer: 'english' } }, settings: { vectorDimensions: 2, autoEmbed: true, embedder: { type: 'builtin', model: 'corpus-lsa-v1' } } }));
+    const created = await json(
+      await postJson(base, {
+        name: 'lab',
+        mappings: { text: { type: 'text', analyzer: 'english' } },
+        settings: { vectorDimensions: 2, autoEmbed: true, embedder: { type: 'builtin', model: 'corpus-lsa-v1' } },
+      }),
+    );
     expect(created.index.settings.embedder).toEqual({ type: 'builtin', model: 'corpus-lsa-v1' });
     expect((await json(await postJson(`${base}/lab/documents`, docs))).errors).toEqual([]);
     expect((await json(await fetch(`${base}/lab`))).index.stats.embedder).toEqual({ model: 'corpus-lsa-v1', trained: false });
@@ -95,11 +109,23 @@ describe('corpus-lsa-v1 over HTTP', () => {
 
     const trained = await json(await postJson(`${base}/lab/embedder/train`, {}));
     expect(trained.index.docCount).toBe(8);
-    expect(trained.index.stats.embedder).toEqual({ model: 'corpus-lsa-v1', trained: true, docs: 8, terms: expect.any(Number), rank: 2, trainedAt: expect.any(String) });
+    expect(trained.index.stats.embedder).toEqual({
+      model: 'corpus-lsa-v1',
+      trained: true,
+      docs: 8,
+      terms: expect.any(Number),
+      rank: 2,
+      trainedAt: expect.any(String),
+    });
     const after = await semantic(base, 'lift');
     expect(after).not.toEqual(before);
     // Documents 0 and 1 contain "lift"; 2 and 3 share the topic only.
-    expect(after.slice(0, 4).map(([id]: [string]) => id).sort()).toEqual(['d0', 'd1', 'd2', 'd3']);
+    expect(
+      after
+        .slice(0, 4)
+        .map(([id]: [string]) => id)
+        .sort(),
+    ).toEqual(['d0', 'd1', 'd2', 'd3']);
     await t.stop();
 
     t = await createTestApp(manifest, { dataDir });
@@ -108,7 +134,13 @@ describe('corpus-lsa-v1 over HTTP', () => {
     expect(await semantic(base, 'lift')).toEqual(after);
 
     // Another model re-embeds and forgets the trained one.
-    const patched = await json(await fetch(`${base}/lab`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v2' } } }) }));
+    const patched = await json(
+      await fetch(`${base}/lab`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v2' } } }),
+      }),
+    );
     expect(patched.reindexed).toBe(true);
     expect(patched.index.stats.embedder).toBeUndefined();
     expect(await semantic(base, 'lift')).toEqual(before);
@@ -123,7 +155,11 @@ describe('corpus-lsa-v1 over HTTP', () => {
     const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const word = (): string => `w${Math.floor(rand() * rand() * 3000).toString(36)}x`;
     const many = Array.from({ length: 600 }, (_, i) => ({ id: `m${i}`, text: Array.from({ length: 40 }, word).join(' ') }));
-    await postJson(base, { name: 'big', mappings: { text: { type: 'text' } }, settings: { vectorDimensions: 256, autoEmbed: true, embedder: { type: 'builtin', model: 'corpus-lsa-v1' } } });
+    await postJson(base, {
+      name: 'big',
+      mappings: { text: { type: 'text' } },
+      settings: { vectorDimensions: 256, autoEmbed: true, embedder: { type: 'builtin', model: 'corpus-lsa-v1' } },
+    });
     expect((await json(await postJson(`${base}/big/documents`, many))).errors).toEqual([]);
     const training = postJson(`${base}/big/embedder/train`, {}).then((res) => json(res));
     // Let the training start before asking.
@@ -145,7 +181,10 @@ describe('corpus-lsa-v1 over HTTP', () => {
     await postJson(base, { name: 'plain', mappings: { text: { type: 'text' } }, settings: { vectorDimensions: 8, autoEmbed: true } });
     const res = await postJson(`${base}/plain/embedder/train`, {});
     expect(res.status).toBe(400);
-    expect((await json(res)).error).toMatchObject({ code: 'validation_failed', details: { issues: [{ path: 'settings.embedder.model', message: 'must be corpus-lsa-v1 to train' }] } });
+    expect((await json(res)).error).toMatchObject({
+      code: 'validation_failed',
+      details: { issues: [{ path: 'settings.embedder.model', message: 'must be corpus-lsa-v1 to train' }] },
+    });
     const missing = await postJson(`${base}/nope/embedder/train`, {});
     expect(missing.status).toBe(404);
     expect((await json(missing)).error).toMatchObject({ code: 'index_not_found', details: { index: 'nope' } });

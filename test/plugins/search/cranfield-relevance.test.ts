@@ -24,7 +24,10 @@ const shipped: Setup = { analyzer: englishAnalyzer, titleBoost: 1 };
 function meanNdcgAt10(data: Cranfield, setup: Setup): number {
   const fields: OracleField[] = [{ name: 'text', analyzer: setup.analyzer }];
   if (setup.titleBoost > 0) fields.push({ name: 'title', analyzer: setup.analyzer, boost: setup.titleBoost });
-  const index = buildOracleIndex(data.docs.map((d) => ({ id: d.id, title: d.title, text: d.text })), fields);
+  const index = buildOracleIndex(
+    data.docs.map((d) => ({ id: d.id, title: d.title, text: d.text })),
+    fields,
+  );
   let sum = 0;
   for (const q of data.queries) {
     const query = parseQuery(q.text, { analyzer: setup.analyzer, ...setup.parse });

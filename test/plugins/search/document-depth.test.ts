@@ -31,8 +31,12 @@ describe('deeply nested documents', () => {
       expect(res.status).toBe(200);
       expect(await json(res)).toMatchObject({ indexed: 1, ids: ['good'], errors: [{ position: 1, id: 'deep', code: 'document_too_deep' }] });
 
-      const lines = [JSON.stringify({ id: 'b1', title: 'kept' }), `{"id":"b2","title":"kept","x":${deep(6000)}}`, JSON.stringify({ id: 'b3', title: 'kept' })].join('\n') + '\n';
-      const bulk = await json(await fetch(`${t.url('bulk')}/v1/indexes/nest/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: lines }));
+      const lines =
+        [JSON.stringify({ id: 'b1', title: 'kept' }), `{"id":"b2","title":"kept","x":${deep(6000)}}`, JSON.stringify({ id: 'b3', title: 'kept' })].join('\n') +
+        '\n';
+      const bulk = await json(
+        await fetch(`${t.url('bulk')}/v1/indexes/nest/bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: lines }),
+      );
       expect(bulk).toMatchObject({ indexed: 2, failed: 1, errors: [{ line: 2, code: 'document_too_deep' }] });
 
       await t.app.stop();

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  inferFieldMapping, parseDate, parseGeoPoint, prepareDocument, valuesAtPath,
-} from '../../../plugins/search/document-validation.js';
+import { inferFieldMapping, parseDate, parseGeoPoint, prepareDocument, valuesAtPath } from '../../../plugins/search/document-validation.js';
 import type { Mappings } from '../../../plugins/search/mappings.js';
 
 const mappings: Mappings = {
@@ -19,8 +17,16 @@ const strict = { dynamic: false };
 describe('prepareDocument', () => {
   it('extracts and normalises every mapped type, keeping the source as given', () => {
     const raw = {
-      id: 7, title: 'Dune', tags: ['sf', 42, true], price: 9.5, inStock: false, published: '2024-05-01T10:00:00+02:00',
-      location: '48.85,2.35', author: { name: 'Herbert' }, notes: 'not indexed', extra: { deep: 1 },
+      id: 7,
+      title: 'Dune',
+      tags: ['sf', 42, true],
+      price: 9.5,
+      inStock: false,
+      published: '2024-05-01T10:00:00+02:00',
+      location: '48.85,2.35',
+      author: { name: 'Herbert' },
+      notes: 'not indexed',
+      extra: { deep: 1 },
     };
     expect(prepareDocument(raw, mappings, strict)).toEqual({
       ok: true,
@@ -55,7 +61,11 @@ describe('prepareDocument', () => {
     [{ price: '12' }, 'price', 'Field "price" (number) expects a finite number, got string "12"'],
     [{ inStock: 'yes' }, 'inStock', 'Field "inStock" (boolean) expects a boolean, got string "yes"'],
     [{ published: '2024-02-30' }, 'published', 'Field "published" (date) expects an ISO 8601 date string or epoch milliseconds, got string "2024-02-30"'],
-    [{ location: { lat: 91, lon: 0 } }, 'location', 'Field "location" (geo_point) expects a geo point ({lat, lon}, "lat,lon" or [lon, lat]) with lat in [-90, 90] and lon in [-180, 180], got object {"lat":91,"lon":0}'],
+    [
+      { location: { lat: 91, lon: 0 } },
+      'location',
+      'Field "location" (geo_point) expects a geo point ({lat, lon}, "lat,lon" or [lon, lat]) with lat in [-90, 90] and lon in [-180, 180], got object {"lat":91,"lon":0}',
+    ],
     [{ author: { name: { first: 'F' } } }, 'author.name', 'Field "author.name" (keyword) expects a string, number or boolean, got object {"first":"F"}'],
     [{ notes: 1 }, 'notes', 'Field "notes" (text) expects a string, got number 1'],
   ])('rejects %j with validation_failed naming the field path', (raw, path, message) => {
@@ -80,14 +90,24 @@ describe('prepareDocument', () => {
 
   it('checks _vector against vectorDimensions', () => {
     expect(prepareDocument({ _vector: [1, 0.5] }, {}, { dynamic: false, vectorDimensions: 2 })).toEqual({
-      ok: true, id: undefined, source: { _vector: [1, 0.5] }, fields: {}, vector: [1, 0.5],
+      ok: true,
+      id: undefined,
+      source: { _vector: [1, 0.5] },
+      fields: {},
+      vector: [1, 0.5],
     });
     expect(prepareDocument({ _vector: [1, 2, 3] }, {}, { dynamic: false, vectorDimensions: 2 })).toEqual({
-      ok: false, code: 'invalid_vector', path: '_vector', message: '_vector must be an array of 2 finite numbers, got array [1,2,3]',
+      ok: false,
+      code: 'invalid_vector',
+      path: '_vector',
+      message: '_vector must be an array of 2 finite numbers, got array [1,2,3]',
     });
     expect(prepareDocument({ _vector: [1, 'a'] }, {}, { dynamic: false, vectorDimensions: 2 })).toMatchObject({ ok: false, code: 'invalid_vector' });
     expect(prepareDocument({ _vector: [1, 2] }, {}, strict)).toEqual({
-      ok: false, code: 'invalid_vector', path: '_vector', message: '_vector was given but the index has no vectorDimensions setting',
+      ok: false,
+      code: 'invalid_vector',
+      path: '_vector',
+      message: '_vector was given but the index has no vectorDimensions setting',
     });
   });
 
@@ -97,8 +117,18 @@ describe('prepareDocument', () => {
 
   it('infers mappings for new leaf paths when dynamic is on, then validates with them', () => {
     const raw = {
-      id: 'x', _vector: null, title: 'Mapped', summary: 'Free text', at: '2024-01-02', count: 3, ok: true, nothing: null, empty: [],
-      meta: { lang: 'en', scores: [1, 2] }, authors: [{ name: 'A' }, { name: 'B', age: 40 }], author: { name: 'skipped: mapped' },
+      id: 'x',
+      _vector: null,
+      title: 'Mapped',
+      summary: 'Free text',
+      at: '2024-01-02',
+      count: 3,
+      ok: true,
+      nothing: null,
+      empty: [],
+      meta: { lang: 'en', scores: [1, 2] },
+      authors: [{ name: 'A' }, { name: 'B', age: 40 }],
+      author: { name: 'skipped: mapped' },
     };
     expect(prepareDocument(raw, { title: mappings.title!, 'author.name': mappings['author.name']! }, { dynamic: true })).toEqual({
       ok: true,
@@ -131,7 +161,10 @@ describe('prepareDocument', () => {
 
   it('fails a dynamic document whose array mixes types after the first value decided the mapping', () => {
     expect(prepareDocument({ n: [1, 'two'] }, {}, { dynamic: true })).toEqual({
-      ok: false, code: 'validation_failed', path: 'n', message: 'Field "n" (number) expects a finite number, got string "two"',
+      ok: false,
+      code: 'validation_failed',
+      path: 'n',
+      message: 'Field "n" (number) expects a finite number, got string "two"',
     });
   });
 });
@@ -139,34 +172,63 @@ describe('prepareDocument', () => {
 describe('value parsers', () => {
   it('parse ISO 8601 dates as UTC unless an offset is given, and epoch ms as is', () => {
     expect([
-      parseDate('2024-05-01'), parseDate('2024-05-01T10:20'), parseDate('2024-05-01 10:20:30.5Z'),
-      parseDate('2024-05-01T10:20:30.123456-0130'), parseDate(0), parseDate(1714560000000),
+      parseDate('2024-05-01'),
+      parseDate('2024-05-01T10:20'),
+      parseDate('2024-05-01 10:20:30.5Z'),
+      parseDate('2024-05-01T10:20:30.123456-0130'),
+      parseDate(0),
+      parseDate(1714560000000),
     ]).toEqual([
-      Date.UTC(2024, 4, 1), Date.UTC(2024, 4, 1, 10, 20), Date.UTC(2024, 4, 1, 10, 20, 30, 500),
-      Date.UTC(2024, 4, 1, 11, 50, 30, 123), 0, 1714560000000,
+      Date.UTC(2024, 4, 1),
+      Date.UTC(2024, 4, 1, 10, 20),
+      Date.UTC(2024, 4, 1, 10, 20, 30, 500),
+      Date.UTC(2024, 4, 1, 11, 50, 30, 123),
+      0,
+      1714560000000,
     ]);
     expect(parseDate('0099-01-01')).toBe(new Date('0099-01-01T00:00:00Z').getTime());
-    expect(['2024-13-01', '2024-02-30', '2024-05-01T24:00', '2024-05-01T10:60', '01/05/2024', '2024-5-1', '', Infinity, 9e15, true]
-      .map(parseDate)).toEqual(Array(10).fill(undefined));
+    expect(['2024-13-01', '2024-02-30', '2024-05-01T24:00', '2024-05-01T10:60', '01/05/2024', '2024-5-1', '', Infinity, 9e15, true].map(parseDate)).toEqual(
+      Array(10).fill(undefined),
+    );
   });
 
   it('parse geo points in all three forms, GeoJSON order for arrays', () => {
     expect([
-      parseGeoPoint({ lat: 1, lon: 2 }), parseGeoPoint(' -33.9 , 151.2 '), parseGeoPoint([2, 1]),
+      parseGeoPoint({ lat: 1, lon: 2 }),
+      parseGeoPoint(' -33.9 , 151.2 '),
+      parseGeoPoint([2, 1]),
       parseGeoPoint({ type: 'Point', coordinates: [2, 1] }),
-    ]).toEqual([{ lat: 1, lon: 2 }, { lat: -33.9, lon: 151.2 }, { lat: 1, lon: 2 }, { lat: 1, lon: 2 }]);
-    expect([parseGeoPoint([0, 91]), parseGeoPoint([181, 0]), parseGeoPoint('1,2,3'), parseGeoPoint({ lat: '1', lon: 2 }), parseGeoPoint([1])])
-      .toEqual(Array(5).fill(undefined));
+    ]).toEqual([
+      { lat: 1, lon: 2 },
+      { lat: -33.9, lon: 151.2 },
+      { lat: 1, lon: 2 },
+      { lat: 1, lon: 2 },
+    ]);
+    expect([parseGeoPoint([0, 91]), parseGeoPoint([181, 0]), parseGeoPoint('1,2,3'), parseGeoPoint({ lat: '1', lon: 2 }), parseGeoPoint([1])]).toEqual(
+      Array(5).fill(undefined),
+    );
   });
 
   it('treat an array of pairs as several geo points', () => {
     const prepared = prepareDocument({ location: [[2, 1], { lat: 3, lon: 4 }] }, { location: { type: 'geo_point', index: true } }, strict);
-    expect(prepared.ok && prepared.fields).toEqual({ location: { type: 'geo_point', values: [{ lat: 1, lon: 2 }, { lat: 3, lon: 4 }] } });
+    expect(prepared.ok && prepared.fields).toEqual({
+      location: {
+        type: 'geo_point',
+        values: [
+          { lat: 1, lon: 2 },
+          { lat: 3, lon: 4 },
+        ],
+      },
+    });
   });
 
   it('infer date only for valid ISO strings', () => {
     expect([inferFieldMapping('2024-01-01'), inferFieldMapping('2024-99-01'), inferFieldMapping(1), inferFieldMapping(null), inferFieldMapping({})]).toEqual([
-      { type: 'date', index: true }, { type: 'text', analyzer: 'standard', index: true }, { type: 'number', index: true }, undefined, undefined,
+      { type: 'date', index: true },
+      { type: 'text', analyzer: 'standard', index: true },
+      { type: 'number', index: true },
+      undefined,
+      undefined,
     ]);
   });
 

@@ -79,7 +79,11 @@ afterAll(() => server.stop());
 embedderConformance('builtin hashed-ngrams-v1', () => builtinEmbedder(DIMS, 'hashed-ngrams-v1'));
 embedderConformance('builtin hashed-ngrams-v2', () => builtinEmbedder(DIMS, 'hashed-ngrams-v2'));
 embedderConformance('builtin corpus-lsa-v1, untrained (as v2)', () => builtinEmbedder(DIMS, 'corpus-lsa-v1'));
-const trained = trainCorpusLsa(['wing flutter at transonic speed', 'the laminar boundary layer of a flat plate', 'flutter of a swept wing', 'boundary layer transition'], emptyCorpus.analyzers, DIMS);
+const trained = trainCorpusLsa(
+  ['wing flutter at transonic speed', 'the laminar boundary layer of a flat plate', 'flutter of a swept wing', 'boundary layer transition'],
+  emptyCorpus.analyzers,
+  DIMS,
+);
 embedderConformance('builtin corpus-lsa-v1, trained', async () => builtinEmbedder(DIMS, 'corpus-lsa-v1', { ...emptyCorpus, model: await trained }));
 embedderConformance('openai', () => openAiEmbedder({ baseUrl: server.url, model: 'test-embed', batchSize: 2, dims: DIMS, backoffMs: 1 }));
 
@@ -144,14 +148,23 @@ describe('autoEmbed through an embedder the manifest names', () => {
     await new Promise((r) => probe.close(r));
     t = await createTestApp(manifest(), { dataDir });
     base = `${t.url()}/v1/indexes`;
-    const created = await postJson(base, { name: 'remote', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'local' } });
+    const created = await postJson(base, {
+      name: 'remote',
+      mappings: { title: { type: 'text' } },
+      settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'local' },
+    });
     expect(created.status).toBe(200);
     expect((await json(created)).index.settings.embedder).toBe('local');
   });
   afterAll(() => t.stop());
 
   it('embeds documents and queries through the endpoint', async () => {
-    const res = await json(await postJson(`${base}/remote/documents`, [{ id: 'a', title: 'supersonic wing flutter' }, { id: 'b', title: 'tomato soup recipe' }]));
+    const res = await json(
+      await postJson(`${base}/remote/documents`, [
+        { id: 'a', title: 'supersonic wing flutter' },
+        { id: 'b', title: 'tomato soup recipe' },
+      ]),
+    );
     expect(res.errors).toEqual([]);
     const found = await json(await postJson(`${base}/remote/search`, { mode: 'semantic', q: 'wing flutter', size: 1 }));
     expect(found.hits[0].id).toBe('a');
@@ -159,7 +172,12 @@ describe('autoEmbed through an embedder the manifest names', () => {
 
   it('fails only the documents that needed the endpoint, naming the embedder and the status, never relaying its body', async () => {
     server.failures = Array.from({ length: 8 }, () => ({ status: 503, retryAfter: '0' }));
-    const res = await json(await postJson(`${base}/remote/documents`, [{ id: 'c', title: 'needs embedding' }, { id: 'd', title: 'own vector', _vector: new Array(DIMS).fill(0.1) }]));
+    const res = await json(
+      await postJson(`${base}/remote/documents`, [
+        { id: 'c', title: 'needs embedding' },
+        { id: 'd', title: 'own vector', _vector: new Array(DIMS).fill(0.1) },
+      ]),
+    );
     server.failures = [];
     expect(res.indexed).toBe(1);
     expect(res.ids).toEqual(['d']);
@@ -181,7 +199,11 @@ describe('autoEmbed through an embedder the manifest names', () => {
     const created = await postJson(base, { name: 'planted', settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: inline } });
     expect(created.status).toBe(400);
     expect((await json(created)).error).toMatchObject({ code: 'embedder_not_allowed', details: { path: 'settings.embedder' } });
-    const patched = await fetch(`${base}/remote`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { embedder: inline } }) });
+    const patched = await fetch(`${base}/remote`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { embedder: inline } }),
+    });
     expect(patched.status).toBe(400);
     expect((await json(patched)).error.code).toBe('embedder_not_allowed');
     expect(server.requests).toEqual([]);
@@ -199,7 +221,10 @@ describe('autoEmbed through an embedder the manifest names', () => {
     const store = Store.open(dataDir);
     const dbs = openDatabases(store.namespace('search'));
     const record = dbs.indexes.get(['default', 'remote'])!;
-    await dbs.indexes.put(['default', 'remote'], { ...record, settings: { ...record.settings, embedder: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16 } } });
+    await dbs.indexes.put(['default', 'remote'], {
+      ...record,
+      settings: { ...record.settings, embedder: { type: 'openai', baseUrl: server.url, model: 'test-embed', batchSize: 16 } },
+    });
     await store.close();
     t = await createTestApp(manifest(), { dataDir });
     base = `${t.url()}/v1/indexes`;
@@ -207,7 +232,11 @@ describe('autoEmbed through an embedder the manifest names', () => {
     expect(warning?.indexes).toEqual(['default/remote']);
     expect((await json(await postJson(`${base}/remote/documents`, [{ id: 'e', title: 'wing flutter again' }]))).errors).toEqual([]);
     // Other settings still change; the inline endpoint stays until the operator names one.
-    const patched = await fetch(`${base}/remote`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { k1: 1.3 } }) });
+    const patched = await fetch(`${base}/remote`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { k1: 1.3 } }),
+    });
     expect(patched.status).toBe(200);
   });
 });

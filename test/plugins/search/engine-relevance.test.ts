@@ -26,9 +26,17 @@ describe.skipIf(!available)('Cranfield relevance through the search API', () => 
     const { queries, qrels } = loadCranfield();
     let sum = 0;
     for (const query of queries) {
-      const res = await fetch(`${base}/cranfield/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q: query.text, size: 10, highlight: false, select: ['id'] }) });
+      const res = await fetch(`${base}/cranfield/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ q: query.text, size: 10, highlight: false, select: ['id'] }),
+      });
       const body = await json(res);
-      sum += ndcgAt(10, body.hits.map((h: { id: string }) => h.id), qrels.get(query.id) ?? new Map());
+      sum += ndcgAt(
+        10,
+        body.hits.map((h: { id: string }) => h.id),
+        qrels.get(query.id) ?? new Map(),
+      );
     }
     const ndcg = sum / queries.length;
     console.log(`Cranfield nDCG@10 through the search API: ${ndcg.toFixed(4)}`);

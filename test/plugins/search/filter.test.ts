@@ -33,19 +33,25 @@ const docs = raws.map((raw) => {
 function columnsOf(list: Array<{ id: string; fields: PreparedFields }>): FilterColumns {
   const values = (field: string) => list.map((d) => d.fields[field]?.values ?? []);
   return {
-    keyword: (field) => (mappings[field]?.type === 'keyword'
-      ? { postings: (v) => Uint32Array.from(values(field).flatMap((vs, ord) => (vs.includes(v) ? [ord] : []))) }
-      : undefined),
+    keyword: (field) =>
+      mappings[field]?.type === 'keyword'
+        ? { postings: (v) => Uint32Array.from(values(field).flatMap((vs, ord) => (vs.includes(v) ? [ord] : []))) }
+        : undefined,
     numeric(field) {
       if (field === 'price') return Float64Array.from(values(field).map((vs) => (vs.length ? (vs[0] as number) : NaN)));
       const nums = values(field) as number[][];
-      return { min: Float64Array.from(nums.map((vs) => (vs.length ? Math.min(...vs) : NaN))), max: Float64Array.from(nums.map((vs) => (vs.length ? Math.max(...vs) : NaN))) };
+      return {
+        min: Float64Array.from(nums.map((vs) => (vs.length ? Math.min(...vs) : NaN))),
+        max: Float64Array.from(nums.map((vs) => (vs.length ? Math.max(...vs) : NaN))),
+      };
     },
     boolean: (field) => Uint8Array.from(values(field).map((vs) => (vs.length === 0 ? 2 : vs.length > 1 && new Set(vs).size === 2 ? 3 : vs[0] ? 1 : 0))),
     ids: () => list.map((d) => d.id),
     exists(field) {
       const set = new Uint32Array(Math.ceil(list.length / 32));
-      values(field).forEach((vs, ord) => { if (vs.length) set[ord >>> 5]! |= 1 << (ord & 31); });
+      values(field).forEach((vs, ord) => {
+        if (vs.length) set[ord >>> 5]! |= 1 << (ord & 31);
+      });
       return set;
     },
   };
@@ -72,19 +78,33 @@ function caught(fn: () => unknown): TesseraError {
 
 describe('parseFilter', () => {
   it('normalises values: keywords and ids to strings, dates to epoch ms', () => {
-    expect(parseFilter({
-      and: [
-        { eq: { tag: 7 } }, { in: { id: [1, 'x'] } }, { range: { at: { gte: '2024-01-01', lt: 1735689600000 } } },
-        { not: { exists: 'price' } }, { or: [{ exists: { field: 'active' } }, { eq: { active: false } }] },
-      ],
-    }, mappings)).toEqual({
+    expect(
+      parseFilter(
+        {
+          and: [
+            { eq: { tag: 7 } },
+            { in: { id: [1, 'x'] } },
+            { range: { at: { gte: '2024-01-01', lt: 1735689600000 } } },
+            { not: { exists: 'price' } },
+            { or: [{ exists: { field: 'active' } }, { eq: { active: false } }] },
+          ],
+        },
+        mappings,
+      ),
+    ).toEqual({
       op: 'and',
       filters: [
         { op: 'eq', field: 'tag', type: 'keyword', value: '7' },
         { op: 'in', field: 'id', type: 'id', values: ['1', 'x'] },
         { op: 'range', field: 'at', type: 'date', gte: Date.UTC(2024, 0, 1), lt: 1735689600000 },
         { op: 'not', filter: { op: 'exists', field: 'price', type: 'number' } },
-        { op: 'or', filters: [{ op: 'exists', field: 'active', type: 'boolean' }, { op: 'eq', field: 'active', type: 'boolean', value: false }] },
+        {
+          op: 'or',
+          filters: [
+            { op: 'exists', field: 'active', type: 'boolean' },
+            { op: 'eq', field: 'active', type: 'boolean', value: false },
+          ],
+        },
       ],
     });
   });
@@ -124,8 +144,12 @@ describe('parseFilter', () => {
 
 describe('evaluateFilter and matchesFilter', () => {
   it('eq matches any value of a multi-valued keyword, and numbers stringified', () => {
-    expect([run({ eq: { tag: 'red' } }), run({ eq: { tag: 'blue' } }), run({ eq: { tag: 7 } }), run({ eq: { tag: 'pink' } })])
-      .toEqual([['a', 'b'], ['a'], ['e'], []]);
+    expect([run({ eq: { tag: 'red' } }), run({ eq: { tag: 'blue' } }), run({ eq: { tag: 7 } }), run({ eq: { tag: 'pink' } })]).toEqual([
+      ['a', 'b'],
+      ['a'],
+      ['e'],
+      [],
+    ]);
   });
 
   it('eq and in on id', () => {
@@ -137,57 +161,83 @@ describe('evaluateFilter and matchesFilter', () => {
   });
 
   it('booleans, including a document holding both values', () => {
-    expect([run({ eq: { active: true } }), run({ eq: { active: false } }), run({ in: { active: [true, false] } })])
-      .toEqual([['a', 'c'], ['b', 'c', 'e'], ['a', 'b', 'c', 'e']]);
+    expect([run({ eq: { active: true } }), run({ eq: { active: false } }), run({ in: { active: [true, false] } })]).toEqual([
+      ['a', 'c'],
+      ['b', 'c', 'e'],
+      ['a', 'b', 'c', 'e'],
+    ]);
   });
 
   it('range bounds are inclusive or exclusive as named, and missing values never match', () => {
     expect([
-      run({ range: { price: { gte: 10, lte: 20 } } }), run({ range: { price: { gt: 10, lt: 30 } } }),
-      run({ range: { price: { lt: 10 } } }), run({ range: { price: { gte: -1 } } }),
+      run({ range: { price: { gte: 10, lte: 20 } } }),
+      run({ range: { price: { gt: 10, lt: 30 } } }),
+      run({ range: { price: { lt: 10 } } }),
+      run({ range: { price: { gte: -1 } } }),
     ]).toEqual([['a', 'b'], ['b'], ['e'], ['a', 'b', 'c', 'e']]);
   });
 
   it('range on dates takes ISO strings and epoch ms', () => {
     expect([
-      run({ range: { at: { gte: '2024-06-01' } } }), run({ range: { at: { lt: '2024-06-01T12:00:00Z' } } }),
-      run({ range: { at: { gt: '2024-01-01', lte: 1735689600000 } } }), run({ eq: { at: '2024-01-01T00:00:00Z' } }),
+      run({ range: { at: { gte: '2024-06-01' } } }),
+      run({ range: { at: { lt: '2024-06-01T12:00:00Z' } } }),
+      run({ range: { at: { gt: '2024-01-01', lte: 1735689600000 } } }),
+      run({ eq: { at: '2024-01-01T00:00:00Z' } }),
     ]).toEqual([['b', 'e'], ['a'], ['b', 'e'], ['a']]);
   });
 
   it('multi-valued numbers: one-sided ranges are exact, a two-sided range between the values matches by min/max only', () => {
-    expect([run({ range: { sizes: { gte: 6 } } }), run({ range: { sizes: { lt: 4 } } }), run({ eq: { sizes: 10 } })])
-      .toEqual([['a', 'e'], ['a'], ['a']]);
+    expect([run({ range: { sizes: { gte: 6 } } }), run({ range: { sizes: { lt: 4 } } }), run({ eq: { sizes: 10 } })]).toEqual([['a', 'e'], ['a'], ['a']]);
     // a has sizes 1 and 10, e has 4 and 6: neither has a value in 2..3, but a's [1, 10] overlaps it.
     expect(run({ range: { sizes: { gte: 2, lte: 3 } } }, true)).toEqual([]);
     expect([...members(evaluateFilter(parseFilter({ range: { sizes: { gte: 2, lte: 3 } } }, mappings), columns, docs.length))]).toEqual([0]);
   });
 
   it('exists, in both spellings; on id it is every document', () => {
-    expect([run({ exists: 'tag' }), run({ exists: { field: 'sizes' } }), run({ exists: 'at' }), run({ exists: 'id' })])
-      .toEqual([['a', 'b', 'c', 'e'], ['a', 'b', 'e'], ['a', 'b', 'e'], ['a', 'b', 'c', 'd', 'e']]);
+    expect([run({ exists: 'tag' }), run({ exists: { field: 'sizes' } }), run({ exists: 'at' }), run({ exists: 'id' })]).toEqual([
+      ['a', 'b', 'c', 'e'],
+      ['a', 'b', 'e'],
+      ['a', 'b', 'e'],
+      ['a', 'b', 'c', 'd', 'e'],
+    ]);
   });
 
   it('not complements, keeping documents without the field', () => {
-    expect([run({ not: { eq: { tag: 'red' } } }), run({ not: { exists: 'price' } }), run({ not: { not: { eq: { active: true } } } })])
-      .toEqual([['c', 'd', 'e'], ['d'], ['a', 'c']]);
+    expect([run({ not: { eq: { tag: 'red' } } }), run({ not: { exists: 'price' } }), run({ not: { not: { eq: { active: true } } } })]).toEqual([
+      ['c', 'd', 'e'],
+      ['d'],
+      ['a', 'c'],
+    ]);
   });
 
   it('and / or nest', () => {
-    expect(run({
-      or: [
-        { and: [{ eq: { tag: 'red' } }, { range: { price: { gt: 15 } } }] },
-        { and: [{ not: { exists: 'tag' } }, { not: { exists: 'price' } }] },
-        { eq: { id: 'e' } },
-      ],
-    })).toEqual(['b', 'd', 'e']);
+    expect(
+      run({
+        or: [
+          { and: [{ eq: { tag: 'red' } }, { range: { price: { gt: 15 } } }] },
+          { and: [{ not: { exists: 'tag' } }, { not: { exists: 'price' } }] },
+          { eq: { id: 'e' } },
+        ],
+      }),
+    ).toEqual(['b', 'd', 'e']);
   });
 
   it('treats a field the segment has no column for as having no values', () => {
-    const bare: FilterColumns = { keyword: () => undefined, numeric: () => undefined, boolean: () => undefined, ids: () => ['x', 'y'], exists: () => undefined };
+    const bare: FilterColumns = {
+      keyword: () => undefined,
+      numeric: () => undefined,
+      boolean: () => undefined,
+      ids: () => ['x', 'y'],
+      exists: () => undefined,
+    };
     const ids = (raw: unknown) => [...members(evaluateFilter(parseFilter(raw, mappings), bare, 2))];
-    expect([ids({ eq: { tag: 'a' } }), ids({ range: { price: { gt: 0 } } }), ids({ eq: { active: false } }), ids({ exists: 'tag' }), ids({ not: { exists: 'tag' } })])
-      .toEqual([[], [], [], [], [0, 1]]);
+    expect([
+      ids({ eq: { tag: 'a' } }),
+      ids({ range: { price: { gt: 0 } } }),
+      ids({ eq: { active: false } }),
+      ids({ exists: 'tag' }),
+      ids({ not: { exists: 'tag' } }),
+    ]).toEqual([[], [], [], [], [0, 1]]);
   });
 
   it('sets no bits past docCount, across word boundaries', () => {

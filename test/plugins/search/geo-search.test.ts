@@ -9,7 +9,14 @@ const CITIES = fileURLToPath(new URL('../../../../shared/data/geo/cities1000.jso
 const available = existsSync(CITIES);
 const R = 6371008.8;
 
-interface City { id: string; name: string; country: string; population: number; lat: number; lon: number }
+interface City {
+  id: string;
+  name: string;
+  country: string;
+  population: number;
+  lat: number;
+  lon: number;
+}
 
 function haversine(lat1: number, lon1: number, lat2: number, lon2: number): number {
   const toRad = Math.PI / 180;
@@ -28,14 +35,26 @@ describe.skipIf(!available)('geo search on cities1000 against brute-force havers
     const rl = readline.createInterface({ input: createReadStream(CITIES).pipe(createGunzip()) });
     for await (const line of rl) {
       const c = JSON.parse(line) as Record<string, unknown>;
-      cities.push({ id: String(c.id), name: String(c.name), country: String(c.country), population: Number(c.population), lat: Number(c.lat), lon: Number(c.lon) });
+      cities.push({
+        id: String(c.id),
+        name: String(c.name),
+        country: String(c.country),
+        population: Number(c.population),
+        lat: Number(c.lat),
+        lon: Number(c.lon),
+      });
     }
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
     base = `${t.url()}/v1/indexes`;
-    await postJson(base, { name: 'cities', mappings: { name: { type: 'text' }, country: { type: 'keyword' }, population: { type: 'number' }, location: { type: 'geo_point' } } });
+    await postJson(base, {
+      name: 'cities',
+      mappings: { name: { type: 'text' }, country: { type: 'keyword' }, population: { type: 'number' }, location: { type: 'geo_point' } },
+    });
     for (let i = 0; i < cities.length; i += 40_000) {
       // GeoJSON order on the way in: [lon, lat].
-      const batch = cities.slice(i, i + 40_000).map((c) => ({ id: c.id, name: c.name, country: c.country, population: c.population, location: [c.lon, c.lat] }));
+      const batch = cities
+        .slice(i, i + 40_000)
+        .map((c) => ({ id: c.id, name: c.name, country: c.country, population: c.population, location: [c.lon, c.lat] }));
       const res = await json(await postJson(`${base}/cities/documents`, batch));
       expect(res.errors).toEqual([]);
     }
@@ -63,9 +82,13 @@ describe.skipIf(!available)('geo search on cities1000 against brute-force havers
   for (const c of cases) {
     it(`finds exactly the places within a radius: ${c.name}`, async () => {
       const expected = within(c.lat, c.lon, c.metres);
-      const res = await json(await postJson(`${base}/cities/search`, { mode: 'geo', geo: { lat: c.lat, lon: c.lon, radius: c.radius }, size: 1000, select: ['id'] }));
+      const res = await json(
+        await postJson(`${base}/cities/search`, { mode: 'geo', geo: { lat: c.lat, lon: c.lon, radius: c.radius }, size: 1000, select: ['id'] }),
+      );
       const got = new Map<string, number>(res.hits.map((h: { id: string; distanceMeters: number }) => [h.id, h.distanceMeters]));
-      for (const id of got.keys()) if (!expected.has(id)) expect(Math.abs(haversine(c.lat, c.lon, cities.find((x) => x.id === id)!.lat, cities.find((x) => x.id === id)!.lon) - c.metres)).toBeLessThan(1);
+      for (const id of got.keys())
+        if (!expected.has(id))
+          expect(Math.abs(haversine(c.lat, c.lon, cities.find((x) => x.id === id)!.lat, cities.find((x) => x.id === id)!.lon) - c.metres)).toBeLessThan(1);
       expect([...expected.keys()].filter((id) => !got.has(id))).toEqual([]);
       expect(res.total).toBeGreaterThanOrEqual(expected.size);
       for (const [id, d] of expected) expect(Math.abs(got.get(id)! - d)).toBeLessThan(1);
@@ -76,7 +99,10 @@ describe.skipIf(!available)('geo search on cities1000 against brute-force havers
 
   it('finds exactly the places in a bounding box that crosses the date line', async () => {
     const box = { topLeft: { lat: -10, lon: 175 }, bottomRight: { lat: -25, lon: -175 } };
-    const expected = cities.filter((c) => c.lat <= -10 && c.lat >= -25 && (c.lon >= 175 || c.lon <= -175)).map((c) => c.id).sort();
+    const expected = cities
+      .filter((c) => c.lat <= -10 && c.lat >= -25 && (c.lon >= 175 || c.lon <= -175))
+      .map((c) => c.id)
+      .sort();
     expect(expected.length).toBeGreaterThan(10);
     const res = await json(await postJson(`${base}/cities/search`, { mode: 'geo', geo: { boundingBox: box }, size: 1000, select: ['id'] }));
     expect(res.total).toBe(expected.length);
@@ -84,14 +110,26 @@ describe.skipIf(!available)('geo search on cities1000 against brute-force havers
   });
 
   it('combines geo with q and filter', async () => {
-    const res = await json(await postJson(`${base}/cities/search`, { mode: 'geo', q: 'saint', geo: { lat: 48.8566, lon: 2.3522, radius: '50km' }, filter: { range: { population: { gte: 10_000 } } }, size: 1000 }));
+    const res = await json(
+      await postJson(`${base}/cities/search`, {
+        mode: 'geo',
+        q: 'saint',
+        geo: { lat: 48.8566, lon: 2.3522, radius: '50km' },
+        filter: { range: { population: { gte: 10_000 } } },
+        size: 1000,
+      }),
+    );
     const expected = within(48.8566, 2.3522, 50_000, (c) => c.population >= 10_000 && /\bsaint\b/i.test(c.name));
     expect(res.hits.map((h: { id: string }) => h.id).sort()).toEqual([...expected.keys()].sort());
     expect(res.hits[0].highlight.name[0]).toContain('<mark>Saint</mark>');
   });
 
   it('answers invalid_geo_query for a bad centre, radius or field', async () => {
-    for (const geo of [{ lat: 91, lon: 0, radius: '1km' }, { lat: 0, lon: 0, radius: 'far' }, { field: 'name', lat: 0, lon: 0, radius: 5 }]) {
+    for (const geo of [
+      { lat: 91, lon: 0, radius: '1km' },
+      { lat: 0, lon: 0, radius: 'far' },
+      { field: 'name', lat: 0, lon: 0, radius: 5 },
+    ]) {
       const res = await postJson(`${base}/cities/search`, { mode: 'geo', geo });
       expect(res.status).toBe(400);
       expect((await json(res)).error.code).toBe('invalid_geo_query');

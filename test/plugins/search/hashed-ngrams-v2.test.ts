@@ -58,9 +58,17 @@ describe('hashed-ngrams-v2 through the API', () => {
   afterAll(() => t.stop());
 
   it('writes hashed-ngrams-v2 into the settings of a new index, also when the builtin embedder is named without a model', async () => {
-    const created = await json(await postJson(base, { name: 'fresh', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true } }));
+    const created = await json(
+      await postJson(base, { name: 'fresh', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true } }),
+    );
     expect(created.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
-    const named = await json(await postJson(base, { name: 'named', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'builtin' } } }));
+    const named = await json(
+      await postJson(base, {
+        name: 'named',
+        mappings: { title: { type: 'text' } },
+        settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'builtin' } },
+      }),
+    );
     expect(named.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
     const bad = await patchJson(`${base}/named`, { settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v9' } } });
     expect(bad.status).toBe(400);
@@ -90,8 +98,15 @@ describe('builtin embedder versions', () => {
     // An index from before the versions: stored with embedder {type: "builtin"} and v1 vectors.
     t = await createTestApp(manifest, { dataDir });
     base = `${t.url()}/v1/indexes`;
-    await postJson(base, { name: 'legacy', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'builtin', model: 'hashed-ngrams-v1' } } });
-    await postJson(`${base}/legacy/documents`, [{ id: 'layer', title: text }, { id: 'soup', title: 'Tomato soup with basil' }]);
+    await postJson(base, {
+      name: 'legacy',
+      mappings: { title: { type: 'text' } },
+      settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'builtin', model: 'hashed-ngrams-v1' } },
+    });
+    await postJson(`${base}/legacy/documents`, [
+      { id: 'layer', title: text },
+      { id: 'soup', title: 'Tomato soup with basil' },
+    ]);
     await t.stop();
     const store = Store.open(dataDir);
     const indexes = store.namespace('search').db<{ settings: { embedder: Record<string, unknown> } }, [string, string]>('indexes');
@@ -111,7 +126,9 @@ describe('builtin embedder versions', () => {
     const byQ = await json(await postJson(`${base}/legacy/search`, { mode: 'semantic', q: text, size: 1, select: ['id'] }));
     expect(byQ.hits[0]).toMatchObject({ id: 'layer', score: expect.closeTo(1, 5) });
     await postJson(`${base}/legacy/documents`, [{ id: 'later', title: 'Hypersonic heat transfer' }]);
-    const byVector = await json(await postJson(`${base}/legacy/search`, { mode: 'semantic', vector: Array.from(embedText('Hypersonic heat transfer', DIMS)), size: 1, select: ['id'] }));
+    const byVector = await json(
+      await postJson(`${base}/legacy/search`, { mode: 'semantic', vector: Array.from(embedText('Hypersonic heat transfer', DIMS)), size: 1, select: ['id'] }),
+    );
     expect(byVector.hits[0]).toMatchObject({ id: 'later', score: expect.closeTo(1, 5) });
   });
 
@@ -119,8 +136,13 @@ describe('builtin embedder versions', () => {
     const patched = await json(await patchJson(`${base}/legacy`, { settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v2' } } }));
     expect(patched.reindexed).toBe(true);
     expect(patched.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
-    for (const [id, title] of [['layer', text], ['later', 'Hypersonic heat transfer']]) {
-      const found = await json(await postJson(`${base}/legacy/search`, { mode: 'semantic', vector: Array.from(embedDocument(title!, DIMS)), size: 1, select: ['id'] }));
+    for (const [id, title] of [
+      ['layer', text],
+      ['later', 'Hypersonic heat transfer'],
+    ]) {
+      const found = await json(
+        await postJson(`${base}/legacy/search`, { mode: 'semantic', vector: Array.from(embedDocument(title!, DIMS)), size: 1, select: ['id'] }),
+      );
       expect(found.hits[0]).toMatchObject({ id, score: expect.closeTo(1, 5) });
     }
     const again = await json(await patchJson(`${base}/legacy`, { settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v2' } } }));

@@ -4,19 +4,24 @@ import { escapeHtml, highlight, highlightDocument } from '../../../plugins/searc
 
 const standard = getAnalyzer('standard');
 const english = getAnalyzer('english');
-const story = 'The quick brown fox jumps over the lazy dog. Meanwhile, far away, a <cat> & "mouse" were sleeping soundly '
-  + 'in the barn while the fox kept running through the fields until nightfall came to the valley and the dog barked.';
+const story =
+  'The quick brown fox jumps over the lazy dog. Meanwhile, far away, a <cat> & "mouse" were sleeping soundly ' +
+  'in the barn while the fox kept running through the fields until nightfall came to the valley and the dog barked.';
 const visible = (fragment: string): string => fragment.replaceAll('<mark>', '').replaceAll('</mark>', '');
 
 describe('highlight', () => {
   it('returns the whole text with each match marked when it fits in one fragment', () => {
-    expect(highlight('Dune is a novel by Frank Herbert.', standard, new Set(['dune', 'herbert'])))
-      .toEqual(['<mark>Dune</mark> is a novel by Frank <mark>Herbert</mark>.']);
+    expect(highlight('Dune is a novel by Frank Herbert.', standard, new Set(['dune', 'herbert']))).toEqual([
+      '<mark>Dune</mark> is a novel by Frank <mark>Herbert</mark>.',
+    ]);
   });
 
   it('returns [] when no term matches, or no terms are given', () => {
-    expect([highlight(story, standard, new Set(['elephant'])), highlight(story, standard, new Set()), highlight('', standard, new Set(['x']))])
-      .toEqual([[], [], []]);
+    expect([highlight(story, standard, new Set(['elephant'])), highlight(story, standard, new Set()), highlight('', standard, new Set(['x']))]).toEqual([
+      [],
+      [],
+      [],
+    ]);
   });
 
   it('builds bounded windows around matches, on word boundaries, in text order', () => {
@@ -30,17 +35,22 @@ describe('highlight', () => {
   });
 
   it('picks fragments by distinct terms, preferring terms not shown yet, and returns them in text order', () => {
-    expect(highlight(story, english, new Set(['fox', 'dog']), { fragmentSize: 40, numberOfFragments: 1 }))
-      .toEqual(['brown <mark>fox</mark> jumps over the lazy <mark>dog</mark>.']);
-    expect(highlight(story, english, new Set(['fox', 'valley']), { fragmentSize: 30, numberOfFragments: 2 }))
-      .toEqual(['quick brown <mark>fox</mark> jumps over', 'came to the <mark>valley</mark> and the dog']);
+    expect(highlight(story, english, new Set(['fox', 'dog']), { fragmentSize: 40, numberOfFragments: 1 })).toEqual([
+      'brown <mark>fox</mark> jumps over the lazy <mark>dog</mark>.',
+    ]);
+    expect(highlight(story, english, new Set(['fox', 'valley']), { fragmentSize: 30, numberOfFragments: 2 })).toEqual([
+      'quick brown <mark>fox</mark> jumps over',
+      'came to the <mark>valley</mark> and the dog',
+    ]);
   });
 
   it('escapes HTML outside the tags so a fragment is safe to render', () => {
-    expect(highlight(story, standard, new Set(['cat', 'mouse']), { fragmentSize: 30 }))
-      .toEqual(['a &lt;<mark>cat</mark>&gt; &amp; &quot;<mark>mouse</mark>&quot; were']);
-    expect(highlight('<script>alert("x")</script> alert', standard, new Set(['alert'])))
-      .toEqual(['&lt;script&gt;<mark>alert</mark>(&quot;x&quot;)&lt;/script&gt; <mark>alert</mark>']);
+    expect(highlight(story, standard, new Set(['cat', 'mouse']), { fragmentSize: 30 })).toEqual([
+      'a &lt;<mark>cat</mark>&gt; &amp; &quot;<mark>mouse</mark>&quot; were',
+    ]);
+    expect(highlight('<script>alert("x")</script> alert', standard, new Set(['alert']))).toEqual([
+      '&lt;script&gt;<mark>alert</mark>(&quot;x&quot;)&lt;/script&gt; <mark>alert</mark>',
+    ]);
     expect(escapeHtml(`&<>"'`)).toBe('&amp;&lt;&gt;&quot;&#39;');
   });
 
@@ -50,8 +60,9 @@ describe('highlight', () => {
   });
 
   it('takes custom tags and cuts a word longer than the fragment size', () => {
-    expect(highlight('a Supercalifragilistic word', standard, new Set(['supercalifragilistic']), { fragmentSize: 10, preTag: '<em>', postTag: '</em>' }))
-      .toEqual(['<em>Supercalif</em>']);
+    expect(
+      highlight('a Supercalifragilistic word', standard, new Set(['supercalifragilistic']), { fragmentSize: 10, preTag: '<em>', postTag: '</em>' }),
+    ).toEqual(['<em>Supercalif</em>']);
   });
 
   it('bounds every fragment by fragmentSize and numberOfFragments, whatever the size', () => {
@@ -84,13 +95,19 @@ describe('highlightDocument', () => {
       tags: 'fox',
       count: 3,
     };
-    expect(highlightDocument(source, [
-      { field: 'title', analyzer: standard },
-      { field: 'body.text', analyzer: 'english', terms: new Set(['dog', 'fox']) },
-      { field: 'missing', analyzer: standard },
-      { field: 'count', analyzer: standard },
-      { field: 'tags', analyzer: 'keyword', terms: new Set(['cat']) },
-    ], new Set(['fox']))).toEqual({
+    expect(
+      highlightDocument(
+        source,
+        [
+          { field: 'title', analyzer: standard },
+          { field: 'body.text', analyzer: 'english', terms: new Set(['dog', 'fox']) },
+          { field: 'missing', analyzer: standard },
+          { field: 'count', analyzer: standard },
+          { field: 'tags', analyzer: 'keyword', terms: new Set(['cat']) },
+        ],
+        new Set(['fox']),
+      ),
+    ).toEqual({
       title: ['The <mark>fox</mark>'],
       'body.text': ['A <mark>fox</mark> and a <mark>dog</mark>.', '<mark>Dogs</mark> bark.'],
     });
@@ -98,7 +115,8 @@ describe('highlightDocument', () => {
 
   it('caps a multi-valued field at numberOfFragments, keeping the best in value order', () => {
     const source = { notes: ['fox', 'fox and dog', 'dog', 'fox dog fox'] };
-    expect(highlightDocument(source, [{ field: 'notes', analyzer: standard }], new Set(['fox', 'dog']), { numberOfFragments: 2 }))
-      .toEqual({ notes: ['<mark>fox</mark> and <mark>dog</mark>', '<mark>fox</mark> <mark>dog</mark> <mark>fox</mark>'] });
+    expect(highlightDocument(source, [{ field: 'notes', analyzer: standard }], new Set(['fox', 'dog']), { numberOfFragments: 2 })).toEqual({
+      notes: ['<mark>fox</mark> and <mark>dog</mark>', '<mark>fox</mark> <mark>dog</mark> <mark>fox</mark>'],
+    });
   });
 });

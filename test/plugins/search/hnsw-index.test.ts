@@ -41,7 +41,8 @@ describe('vectorIndex hnsw', () => {
     }
     throw new Error(`graphs of ${name} not ready: ${JSON.stringify(await stats(name))}`);
   };
-  const search = async (body: Record<string, unknown>, name = 'g'): Promise<any> => json(await postJson(`${base}/${name}/search`, { mode: 'semantic', select: ['id'], ...body }));
+  const search = async (body: Record<string, unknown>, name = 'g'): Promise<any> =>
+    json(await postJson(`${base}/${name}/search`, { mode: 'semantic', select: ['id'], ...body }));
   const recall = async (body: Record<string, unknown>, keep?: (d: (typeof docs)[number]) => boolean): Promise<number> => {
     let hits = 0;
     for (const q of queries) {
@@ -124,7 +125,10 @@ describe('vectorIndex hnsw', () => {
   });
 
   it('walks the graph on int8 codes on an index with vectorQuantization int8, reporting exact similarities', async () => {
-    await postJson(base, { name: 'g8', settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorQuantization: 'int8', vectorIndex: { type: 'hnsw', m: 8, efConstruction: 64 } } });
+    await postJson(base, {
+      name: 'g8',
+      settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorQuantization: 'int8', vectorIndex: { type: 'hnsw', m: 8, efConstruction: 64 } },
+    });
     expect((await json(await postJson(`${base}/g8/documents`, docs))).errors).toEqual([]);
     expect((await json(await postJson(`${base}/g8/documents/delete`, { ids: [...deleted] }))).deleted).toBe(3);
     await waitForGraphs('g8');
@@ -172,7 +176,10 @@ describe('vectorIndex hnsw across merges', () => {
   beforeAll(async () => {
     t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: { options: { maxSegments: 1 } } } });
     base = `${t.url()}/v1/indexes`;
-    await postJson(base, { name: 'm', settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorIndex: { type: 'hnsw', m: 8, efConstruction: 64 } } });
+    await postJson(base, {
+      name: 'm',
+      settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorIndex: { type: 'hnsw', m: 8, efConstruction: 64 } },
+    });
   });
   afterAll(() => t.stop());
 
@@ -181,22 +188,48 @@ describe('vectorIndex hnsw across merges', () => {
   const settle = async (nodes: number, after = 0): Promise<Record<string, unknown>> => {
     for (let i = 0; i < 600; i++) {
       const s = (await json(await fetch(`${base}/m`))).index.stats;
-      const done = built().slice(after).find((l) => l.nodes === nodes);
+      const done = built()
+        .slice(after)
+        .find((l) => l.nodes === nodes);
       if (s.segments === 1 && s.vectorIndex.ready === 1 && done) return done;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('merge or graph build did not finish');
   };
 
-  it('starts the merged graph from the largest part\'s graph and inserts only the other rows', async () => {
-    expect((await json(await postJson(`${base}/m/documents`, docs.slice(0, 2000).map(({ id, _vector }) => ({ id, _vector }))))).errors).toEqual([]);
+  it("starts the merged graph from the largest part's graph and inserts only the other rows", async () => {
+    expect(
+      (
+        await json(
+          await postJson(
+            `${base}/m/documents`,
+            docs.slice(0, 2000).map(({ id, _vector }) => ({ id, _vector })),
+          ),
+        )
+      ).errors,
+    ).toEqual([]);
     expect(await settle(2000)).toMatchObject({ nodes: 2000, reused: 0 });
-    expect((await json(await postJson(`${base}/m/documents`, docs.slice(2000).map(({ id, _vector }) => ({ id, _vector }))))).errors).toEqual([]);
+    expect(
+      (
+        await json(
+          await postJson(
+            `${base}/m/documents`,
+            docs.slice(2000).map(({ id, _vector }) => ({ id, _vector })),
+          ),
+        )
+      ).errors,
+    ).toEqual([]);
     // The second write makes two segments; the merge back to one builds the merged graph.
     expect(await settle(3000)).toMatchObject({ nodes: 3000, reused: 2000 });
     let hits = 0;
     for (const q of queries) {
-      const truth = new Set(docs.map((d) => ({ id: d.id, s: l2(q, d._vector) })).sort((a, b) => a.s - b.s).slice(0, 10).map((d) => d.id));
+      const truth = new Set(
+        docs
+          .map((d) => ({ id: d.id, s: l2(q, d._vector) }))
+          .sort((a, b) => a.s - b.s)
+          .slice(0, 10)
+          .map((d) => d.id),
+      );
       const res = await json(await postJson(`${base}/m/search`, { mode: 'semantic', vector: q, size: 10, efSearch: 300, select: ['id'] }));
       hits += res.hits.filter((h: { id: string }) => truth.has(h.id)).length;
     }

@@ -34,7 +34,13 @@ describe('int8 vector quantization', () => {
   const recall = async (index: string): Promise<number> => {
     let hits = 0;
     for (const q of queries) {
-      const exact = new Set(docs.map((d) => ({ id: d.id, s: cosine(q, d._vector) })).sort((a, b) => b.s - a.s).slice(0, 10).map((d) => d.id));
+      const exact = new Set(
+        docs
+          .map((d) => ({ id: d.id, s: cosine(q, d._vector) }))
+          .sort((a, b) => b.s - a.s)
+          .slice(0, 10)
+          .map((d) => d.id),
+      );
       const res = await json(await postJson(`${base}/${index}/search`, { mode: 'semantic', vector: q, size: 10, select: ['id'] }));
       hits += res.hits.filter((h: { id: string }) => exact.has(h.id)).length;
     }
@@ -49,7 +55,13 @@ describe('int8 vector quantization', () => {
   });
 
   it('switches an index to int8 with PATCH, re-indexing it', async () => {
-    const patched = await json(await fetch(`${base}/f32`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { vectorQuantization: 'int8' } }) }));
+    const patched = await json(
+      await fetch(`${base}/f32`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ settings: { vectorQuantization: 'int8' } }),
+      }),
+    );
     expect(patched.index.settings.vectorQuantization).toBe('int8');
     expect(patched.reindexed).toBe(true);
     expect(await recall('f32')).toBeGreaterThanOrEqual(0.98);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../runtime/errors.js';
 import {
-  fieldMappingSchema, mergeMappings, mergeSettings, parseCreateIndex, parsePatchIndex, validateIndexName, type Mappings,
+  fieldMappingSchema,
+  mergeMappings,
+  mergeSettings,
+  parseCreateIndex,
+  parsePatchIndex,
+  validateIndexName,
+  type Mappings,
 } from '../../../plugins/search/mappings.js';
 import { InvalidIndexNameError, InvalidMappingError, MappingConflictError, searchErrorCodes } from '../../../plugins/search/search-errors.js';
 
@@ -15,7 +21,16 @@ function caught(fn: () => unknown): TesseraError {
 }
 
 const defaults = {
-  defaultOperator: 'OR', enableVisualExtraction: true, enableKnowledgeGraph: true, autoEmbed: false, k1: 1.2, b: 0.75, dynamic: false, vectorQuantization: 'none', vectorIndex: { type: 'flat' }, embedder: { type: 'builtin', model: 'hashed-ngrams-v2' },
+  defaultOperator: 'OR',
+  enableVisualExtraction: true,
+  enableKnowledgeGraph: true,
+  autoEmbed: false,
+  k1: 1.2,
+  b: 0.75,
+  dynamic: false,
+  vectorQuantization: 'none',
+  vectorIndex: { type: 'flat' },
+  embedder: { type: 'builtin', model: 'hashed-ngrams-v2' },
 };
 
 describe('field mappings', () => {
@@ -49,15 +64,17 @@ describe('parseCreateIndex', () => {
   });
 
   it('answers a bad type, an analyzer on a non-text field, an unknown analyzer and unknown keys with invalid_mapping and field paths', () => {
-    const error = caught(() => parseCreateIndex({
-      name: 'x',
-      mappings: {
-        a: { type: 'string' },
-        b: { type: 'keyword', analyzer: 'standard' },
-        title: { type: 'text', analyzer: 'klingon' },
-        c: { type: 'number', boost: 2 },
-      },
-    }));
+    const error = caught(() =>
+      parseCreateIndex({
+        name: 'x',
+        mappings: {
+          a: { type: 'string' },
+          b: { type: 'keyword', analyzer: 'standard' },
+          title: { type: 'text', analyzer: 'klingon' },
+          c: { type: 'number', boost: 2 },
+        },
+      }),
+    );
     expect(error).toBeInstanceOf(InvalidMappingError);
     expect([error.code, error.status]).toEqual(['invalid_mapping', 400]);
     expect((error.details as { issues: unknown[] }).issues).toEqual([
@@ -69,12 +86,18 @@ describe('parseCreateIndex', () => {
   });
 
   it('rejects malformed, reserved and nested field paths, and an id that is not a keyword', () => {
-    const error = caught(() => parseCreateIndex({
-      name: 'x',
-      mappings: {
-        'a..b': { type: 'keyword' }, _vector: { type: 'number' }, author: { type: 'keyword' }, 'author.name': { type: 'text' }, id: { type: 'number' },
-      },
-    }));
+    const error = caught(() =>
+      parseCreateIndex({
+        name: 'x',
+        mappings: {
+          'a..b': { type: 'keyword' },
+          _vector: { type: 'number' },
+          author: { type: 'keyword' },
+          'author.name': { type: 'text' },
+          id: { type: 'number' },
+        },
+      }),
+    );
     expect((error.details as { issues: unknown[] }).issues).toEqual([
       { path: 'mappings.a..b', message: 'a field path is 1 to 256 characters of non-empty dot-separated names' },
       { path: 'mappings._vector', message: '"_vector" is reserved for the document\'s vector' },
@@ -84,9 +107,12 @@ describe('parseCreateIndex', () => {
   });
 
   it('answers bad settings with validation_failed naming each setting', () => {
-    const error = caught(() => parseCreateIndex({
-      name: 'x', settings: { k1: 5, b: -1, vectorDimensions: 5000, minimumShouldMatch: 'most', defaultOperator: 'and', colour: 'red' },
-    }));
+    const error = caught(() =>
+      parseCreateIndex({
+        name: 'x',
+        settings: { k1: 5, b: -1, vectorDimensions: 5000, minimumShouldMatch: 'most', defaultOperator: 'and', colour: 'red' },
+      }),
+    );
     expect([error.code, error.status]).toEqual(['validation_failed', 400]);
     const issues = (error.details as { issues: Array<{ path: string; code?: string }> }).issues;
     expect(issues.map((i) => [i.path, i.code])).toEqual([
@@ -134,7 +160,10 @@ describe('mergeMappings', () => {
 
   it('treats a repeated field without analyzer or index as unchanged', () => {
     expect(mergeMappings(current, { title: { type: 'text' }, price: { type: 'number' } })).toEqual({
-      mappings: current, needsReindex: false, added: [], changed: [],
+      mappings: current,
+      needsReindex: false,
+      added: [],
+      changed: [],
     });
   });
 
@@ -155,16 +184,20 @@ describe('mergeMappings', () => {
 
   it('refuses a new field inside an existing one with invalid_mapping', () => {
     const error = caught(() => mergeMappings(current, { 'price.currency': { type: 'keyword' } }));
-    expect([error.code, error.details]).toEqual(['invalid_mapping', {
-      issues: [{ path: 'mappings.price.currency', message: '"price.currency" is inside mapped field "price"; a field cannot be both a value and an object' }],
-    }]);
+    expect([error.code, error.details]).toEqual([
+      'invalid_mapping',
+      {
+        issues: [{ path: 'mappings.price.currency', message: '"price.currency" is inside mapped field "price"; a field cannot be both a value and an object' }],
+      },
+    ]);
   });
 });
 
 describe('parsePatchIndex and mergeSettings', () => {
   it('keeps a patch as written, with no defaults filled in', () => {
     expect(parsePatchIndex({ mappings: { title: { type: 'text' } }, settings: { k1: 1.5 } })).toEqual({
-      mappings: { title: { type: 'text' } }, settings: { k1: 1.5 },
+      mappings: { title: { type: 'text' } },
+      settings: { k1: 1.5 },
     });
     expect(caught(() => parsePatchIndex({ name: 'x' })).code).toBe('validation_failed');
     expect(caught(() => parsePatchIndex({ mappings: { t: { type: 'text', analyzer: 'nope' } } })).code).toBe('invalid_mapping');
@@ -173,7 +206,8 @@ describe('parsePatchIndex and mergeSettings', () => {
   it('changes only the settings given and lists those that differ', () => {
     const current = parseCreateIndex({ name: 'x' }).settings;
     expect(mergeSettings(current, { k1: 1.5, b: 0.75, dynamic: true })).toEqual({
-      settings: { ...defaults, k1: 1.5, dynamic: true }, changed: ['k1', 'dynamic'],
+      settings: { ...defaults, k1: 1.5, dynamic: true },
+      changed: ['k1', 'dynamic'],
     });
   });
 });
@@ -181,8 +215,19 @@ describe('parsePatchIndex and mergeSettings', () => {
 describe('searchErrorCodes', () => {
   it('documents each code once with a status', () => {
     expect(searchErrorCodes.map((c) => [c.code, c.status])).toEqual([
-      ['invalid_index_name', 400], ['invalid_mapping', 400], ['mapping_conflict', 409], ['validation_failed', 400],
-      ['invalid_document', 400], ['query_too_complex', 400], ['search_timeout', 503], ['invalid_sort', 400], ['document_too_deep', 400], ['invalid_document_id', 400], ['invalid_vector', 400], ['invalid_filter', 400], ['invalid_projection', 400],
+      ['invalid_index_name', 400],
+      ['invalid_mapping', 400],
+      ['mapping_conflict', 409],
+      ['validation_failed', 400],
+      ['invalid_document', 400],
+      ['query_too_complex', 400],
+      ['search_timeout', 503],
+      ['invalid_sort', 400],
+      ['document_too_deep', 400],
+      ['invalid_document_id', 400],
+      ['invalid_vector', 400],
+      ['invalid_filter', 400],
+      ['invalid_projection', 400],
     ]);
   });
 });

@@ -30,14 +30,20 @@ describe('applyProjection', () => {
 
   it('includes only the 1 paths, nested, with id unless id: 0', () => {
     expect(applyProjection(source, { title: 1, 'author.address.city': 1, 'author.missing': 1, nope: 1 })).toEqual({
-      id: 'b1', title: 'Dune', author: { address: { city: 'Tacoma' } },
+      id: 'b1',
+      title: 'Dune',
+      author: { address: { city: 'Tacoma' } },
     });
     expect(applyProjection(source, { title: 1, id: 0 })).toEqual({ title: 'Dune' });
     expect(applyProjection(source, { id: 1 })).toEqual({ id: 'b1' });
   });
 
   it('excludes the 0 paths, nested, and id only when asked', () => {
-    expect(applyProjection(source, { 'author.address': 0, chapters: 0, tags: 0 })).toEqual({ id: 'b1', title: 'Dune', author: { name: 'Herbert', born: 1920 } });
+    expect(applyProjection(source, { 'author.address': 0, chapters: 0, tags: 0 })).toEqual({
+      id: 'b1',
+      title: 'Dune',
+      author: { name: 'Herbert', born: 1920 },
+    });
     expect(applyProjection(source, { id: 0, author: 0, chapters: 0, tags: 0 })).toEqual({ title: 'Dune' });
     expect(applyProjection(source, { title: 0, author: 0, chapters: 0, id: 1 })).toEqual({ id: 'b1', tags: ['sf', 'classic'] });
   });
@@ -96,7 +102,9 @@ describe('applyProjection', () => {
 describe('compileProjection', () => {
   it('compiles once for many sources', () => {
     const compiled = compileProjection({ title: 1 });
-    expect([projectSource({ id: '1', title: 'a', x: 1 }, compiled), projectSource({ id: '2', x: 2 }, compiled)])
-      .toEqual([{ id: '1', title: 'a' }, { id: '2' }]);
+    expect([projectSource({ id: '1', title: 'a', x: 1 }, compiled), projectSource({ id: '2', x: 2 }, compiled)]).toEqual([
+      { id: '1', title: 'a' },
+      { id: '2' },
+    ]);
   });
 });

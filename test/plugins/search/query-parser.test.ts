@@ -55,7 +55,7 @@ describe('parseQuery: upper-case operators', () => {
     expect(std('what is the lift And drag')).toEqual(bool({ should: terms('what', 'is', 'the', 'lift', 'and', 'drag') }));
   });
 
-  it('reads an all-capitals query\'s AND/OR/NOT under the natural-language rule', () => {
+  it("reads an all-capitals query's AND/OR/NOT under the natural-language rule", () => {
     expect(eng('CATS AND DOGS')).toEqual(bool({ must: terms('cat', 'dog') }));
     expect(eng('WHAT IS THE LIFT AND DRAG OF A WING')).toEqual(bool({ should: terms('what', 'lift', 'drag', 'wing') }));
   });
@@ -113,7 +113,7 @@ describe('parseQuery: + and - prefixes', () => {
 });
 
 describe('parseQuery: phrases', () => {
-  it('a quoted phrase keeps its terms\' relative positions', () => {
+  it("a quoted phrase keeps its terms' relative positions", () => {
     expect(std('"swept back wing"')).toEqual(phrase(['swept', 'back', 'wing'], [0, 1, 2]));
   });
 
@@ -122,9 +122,7 @@ describe('parseQuery: phrases', () => {
   });
 
   it('reads and, or, not inside quotes as words', () => {
-    expect(std('"lift and drag" or "not stalled"')).toEqual(
-      bool({ should: [phrase(['lift', 'and', 'drag'], [0, 1, 2]), phrase(['not', 'stalled'], [0, 1])] }),
-    );
+    expect(std('"lift and drag" or "not stalled"')).toEqual(bool({ should: [phrase(['lift', 'and', 'drag'], [0, 1, 2]), phrase(['not', 'stalled'], [0, 1])] }));
     expect(std('"AND"')).toEqual(term('and'));
   });
 
@@ -132,7 +130,7 @@ describe('parseQuery: phrases', () => {
     expect(eng('"wings" "of the" lift')).toEqual(bool({ should: terms('wing', 'lift') }));
   });
 
-  it('one word the analyzer splits becomes a group of its terms, not a phrase (Lucene\'s default; better on Cranfield)', () => {
+  it("one word the analyzer splits becomes a group of its terms, not a phrase (Lucene's default; better on Cranfield)", () => {
     expect(eng('three-point problem')).toEqual(bool({ should: [bool({ should: terms('three', 'point') }), term('problem')] }));
     expect(eng('three-point', { defaultOperator: 'AND' })).toEqual(bool({ must: terms('three', 'point') }));
   });

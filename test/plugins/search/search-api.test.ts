@@ -5,10 +5,31 @@ const post = (url: string, body: unknown, type = 'application/json'): Promise<Re
   fetch(url, { method: 'POST', headers: { 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 const books = [
-  { id: 'b1', title: 'The Old Man and the Sea', body: 'An old fisherman fights a giant marlin far out in the Gulf Stream.', genre: 'fiction', year: 1952, inPrint: true },
+  {
+    id: 'b1',
+    title: 'The Old Man and the Sea',
+    body: 'An old fisherman fights a giant marlin far out in the Gulf Stream.',
+    genre: 'fiction',
+    year: 1952,
+    inPrint: true,
+  },
   { id: 'b2', title: 'Moby-Dick', body: 'Captain Ahab hunts the white whale across the sea; the whale wins.', genre: 'fiction', year: 1851, inPrint: true },
-  { id: 'b3', title: 'The Sea Around Us', body: 'A natural history of the ocean: tides, currents and the sea floor.', genre: 'science', year: 1951, inPrint: false },
-  { id: 'b4', title: 'Cod', body: 'A biography of the fish that changed the world, and of the fishermen who chased it.', genre: 'history', year: 1997, inPrint: true },
+  {
+    id: 'b3',
+    title: 'The Sea Around Us',
+    body: 'A natural history of the ocean: tides, currents and the sea floor.',
+    genre: 'science',
+    year: 1951,
+    inPrint: false,
+  },
+  {
+    id: 'b4',
+    title: 'Cod',
+    body: 'A biography of the fish that changed the world, and of the fishermen who chased it.',
+    genre: 'history',
+    year: 1997,
+    inPrint: true,
+  },
   { id: 'b5', title: 'Café society', body: 'Coffee houses, newspapers and the birth of the public sphere.', genre: 'history', year: 2005 },
 ];
 
@@ -25,7 +46,13 @@ describe('search plugin: indexes, documents, keyword search', () => {
     base = `${t.url()}/v1/indexes`;
     const created = await post(base, {
       name: 'books',
-      mappings: { title: { type: 'text', analyzer: 'english' }, body: { type: 'text', analyzer: 'english' }, genre: { type: 'keyword' }, year: { type: 'number' }, inPrint: { type: 'boolean' } },
+      mappings: {
+        title: { type: 'text', analyzer: 'english' },
+        body: { type: 'text', analyzer: 'english' },
+        genre: { type: 'keyword' },
+        year: { type: 'number' },
+        inPrint: { type: 'boolean' },
+      },
     });
     expect(created.status).toBe(200);
     const indexed = await json(await post(`${base}/books/documents`, books));
@@ -130,7 +157,10 @@ describe('search plugin: indexes, documents, keyword search', () => {
     const result = await json(await post(`${base}/books/documents`, [{ id: 'ok1', title: 'Fine' }, { id: 'bad', year: 'nineteen' }, 'not an object']));
     expect(result.indexed).toBe(1);
     expect(result.ids).toEqual(['ok1']);
-    expect(result.errors.map((e: { position: number; code: string }) => [e.position, e.code])).toEqual([[1, 'validation_failed'], [2, 'invalid_document']]);
+    expect(result.errors.map((e: { position: number; code: string }) => [e.position, e.code])).toEqual([
+      [1, 'validation_failed'],
+      [2, 'invalid_document'],
+    ]);
     expect(result.errors[0].message).toContain('year');
   });
 
@@ -159,12 +189,16 @@ describe('search plugin: indexes, documents, keyword search', () => {
     const res = await post(`${base}/nope/search`, { q: 'x' });
     expect(res.status).toBe(404);
     expect((await json(res)).error.code).toBe('index_not_found');
-    const conflict = await fetch(`${base}/books`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mappings: { year: { type: 'keyword' } } }) });
+    const conflict = await fetch(`${base}/books`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mappings: { year: { type: 'keyword' } } }),
+    });
     expect(conflict.status).toBe(409);
     expect((await json(conflict)).error.code).toBe('mapping_conflict');
   });
 
-  it('re-indexes when PATCH changes a field\'s analyzer, and adds new fields to stored documents', async () => {
+  it("re-indexes when PATCH changes a field's analyzer, and adds new fields to stored documents", async () => {
     await post(base, { name: 'patchme', mappings: { text: { type: 'text', analyzer: 'standard' } } });
     await post(`${base}/patchme/documents`, [{ id: 'p1', text: 'The fishermen were running', lang: 'en' }]);
     expect(ids(await search({ q: 'run' }, 'patchme'))).toEqual([]);
@@ -195,7 +229,7 @@ describe('search plugin: indexes, documents, keyword search', () => {
     expect(ids(await search({ q: 'rewritten words', minimumShouldMatch: 2 }, 'scores'))).toEqual(['same']);
   });
 
-  it('answers the documents route\'s bad bodies with the error shape: invalid_json, 415 and validation_failed', async () => {
+  it("answers the documents route's bad bodies with the error shape: invalid_json, 415 and validation_failed", async () => {
     const broken = await post(`${base}/books/documents`, '[{"id": "x",');
     expect(broken.status).toBe(400);
     expect((await json(broken)).error.code).toBe('invalid_json');

@@ -7,7 +7,12 @@ import { mergeSegmentData } from '../../../plugins/search/segment-merge.js';
 const analyzers = { title: getAnalyzer('english') };
 const doc = (id: string, title: string, tag: string, year: number, flag: boolean): IndexableDocument => ({
   id,
-  fields: { title: { type: 'text', values: [title] }, tag: { type: 'keyword', values: [tag] }, year: { type: 'number', values: [year] }, flag: { type: 'boolean', values: [flag] } },
+  fields: {
+    title: { type: 'text', values: [title] },
+    tag: { type: 'keyword', values: [tag] },
+    year: { type: 'number', values: [year] },
+    flag: { type: 'boolean', values: [flag] },
+  },
 });
 
 describe('mergeSegmentData', () => {
@@ -20,7 +25,10 @@ describe('mergeSegmentData', () => {
     add(deletedA, 1);
     const deletedB = emptySet(2);
     add(deletedB, 1);
-    const merged = mergeSegmentData([{ data: segA, deleted: deletedA }, { data: segB, deleted: deletedB }]);
+    const merged = mergeSegmentData([
+      { data: segA, deleted: deletedA },
+      { data: segB, deleted: deletedB },
+    ]);
     const expected = buildSegment([a[0]!, a[2]!, b[0]!], analyzers);
     // "time" and "gull" only occurred in deleted documents, so they are gone from the dictionary.
     expect(merged).toEqual(expected);
@@ -42,7 +50,10 @@ describe('mergeSegmentData', () => {
     const b = [withVector('b1', [0.5, 0.5])];
     const deleted = emptySet(3);
     add(deleted, 0);
-    const merged = mergeSegmentData([{ data: buildSegment(a, analyzers), deleted }, { data: buildSegment(b, analyzers), deleted: emptySet(1) }]);
+    const merged = mergeSegmentData([
+      { data: buildSegment(a, analyzers), deleted },
+      { data: buildSegment(b, analyzers), deleted: emptySet(1) },
+    ]);
     expect(merged).toEqual(buildSegment([a[1]!, a[2]!, b[0]!], analyzers));
     expect([...merged.vectors!.data]).toEqual([0, 0, 0, 1, 0.5, 0.5]);
   });

@@ -16,7 +16,11 @@ describe('the search service (SEARCH_SERVICE), as a dependent plugin uses it', (
   it('ensures an index once per tenant and keeps tenants apart', async () => {
     const spec = { name: 'pages', mappings: { title: { type: 'text' }, url: { type: 'keyword' } } };
     const first = await json(await postJson(`${base}/acme/indexes`, spec));
-    expect(first.index).toMatchObject({ name: 'pages', docCount: 0, mappings: { title: { type: 'text', analyzer: 'standard', index: true }, url: { type: 'keyword', index: true } } });
+    expect(first.index).toMatchObject({
+      name: 'pages',
+      docCount: 0,
+      mappings: { title: { type: 'text', analyzer: 'standard', index: true }, url: { type: 'keyword', index: true } },
+    });
     const again = await json(await postJson(`${base}/acme/indexes`, { ...spec, mappings: { other: { type: 'text' } } }));
     expect(again.index.createdAt).toBe(first.index.createdAt);
     expect(Object.keys(again.index.mappings)).toEqual(['title', 'url']);
@@ -26,7 +30,7 @@ describe('the search service (SEARCH_SERVICE), as a dependent plugin uses it', (
     expect((await json(await fetch(`${t.url()}/v1/indexes`))).indexes).toEqual([]);
   });
 
-  it('applies a batched writer\'s upserts and deletes in order, reporting positions across batches', async () => {
+  it("applies a batched writer's upserts and deletes in order, reporting positions across batches", async () => {
     const ops = [
       { upsert: { id: 'a', title: 'alpha page', url: '/a' } },
       { upsert: { id: 'b', title: 'beta page', url: '/b' } },

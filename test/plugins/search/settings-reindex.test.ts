@@ -16,7 +16,8 @@ describe('a settings change that cannot re-index every document', () => {
     plugins: { search: { options: { embedders: { failing: { type: 'openai', baseUrl: upstreamUrl, model: 'm' } } } } },
   });
   const docs = Array.from({ length: 300 }, (_, i) => ({ id: `d${i}`, title: `wing flutter ${i}`, year: i === 17 || i === 250 ? 'unknown' : 1950 + (i % 60) }));
-  const patch = (body: unknown): Promise<Response> => fetch(`${base}/v1/indexes/books`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const patch = (body: unknown): Promise<Response> =>
+    fetch(`${base}/v1/indexes/books`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const unchanged = async (): Promise<void> => {
     const index = (await json(await fetch(`${base}/v1/indexes/books`))).index;
     expect(index.docCount).toBe(300);

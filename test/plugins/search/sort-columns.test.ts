@@ -8,7 +8,12 @@ import { prng } from './support/prng.js';
 const rand = prng(99);
 const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
 const pick = (): string => words[Math.floor(rand() * words.length)]!;
-interface Doc { id: string; title?: string | string[]; grp: string; body: string }
+interface Doc {
+  id: string;
+  title?: string | string[];
+  grp: string;
+  body: string;
+}
 const docs: Doc[] = Array.from({ length: 600 }, (_, i) => {
   const doc: Doc = { id: `d${String(i).padStart(3, '0')}`, grp: i < 40 ? 'few' : 'many', body: i % 3 === 0 ? 'needle hay' : 'hay' };
   if (i % 10 !== 7) doc.title = i % 50 === 5 ? `${pick()} ${'z'.repeat(300)} ${i}` : `${pick()} ${pick()} ${i % 13}`;

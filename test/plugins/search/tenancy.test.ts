@@ -52,9 +52,10 @@ describe('search under tenancy, with rbac keys', () => {
     globex = (await r.userWithKey('globex-admin', ['admin'], { tenant: 'globex' })).secret;
   });
   afterAll(() => r.stop());
-  const as = (key: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(r.t.url('hub'), method, path, { key, body, ...(headers ? { headers } : {}) });
+  const as = (key: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    call(r.t.url('hub'), method, path, { key, body, ...(headers ? { headers } : {}) });
 
-  it('answers 404 index_not_found for another tenant\'s index on every route that names it, never 403', async () => {
+  it("answers 404 index_not_found for another tenant's index on every route that names it, never 403", async () => {
     expect((await as(acme, 'POST', '/v1/indexes', { name: 'secret', mappings: { title: { type: 'text' } } })).status).toBe(200);
     await as(acme, 'POST', '/v1/indexes/secret/documents', [{ id: '1', title: 'plans' }]);
     const notFound = { ok: false, error: { code: 'index_not_found', message: 'Index "secret" does not exist.', details: { index: 'secret' } } };
@@ -76,14 +77,23 @@ describe('search under tenancy, with rbac keys', () => {
     expect((await as(acme, 'POST', '/v1/indexes/secret/search', { q: 'plans' })).body.hits.map((h: { id: string }) => h.id)).toEqual(['1']);
   });
 
-  it('fails a bulk line naming another tenant\'s index alone, and indexes the others', async () => {
+  it("fails a bulk line naming another tenant's index alone, and indexes the others", async () => {
     await as(globex, 'POST', '/v1/indexes', { name: 'own', mappings: { title: { type: 'text' } } });
     const lines = [
-      { index: { _index: 'own', _id: 'a' } }, { title: 'mine' },
-      { index: { _index: 'secret', _id: 'b' } }, { title: 'theirs' },
-      { index: { _index: 'own', _id: 'c' } }, { title: 'mine too' },
-    ].map((l) => JSON.stringify(l)).join('\n');
-    const res = await fetch(`${r.t.url('hub')}/v1/bulk`, { method: 'POST', headers: { 'x-api-key': globex, 'content-type': 'application/x-ndjson' }, body: `${lines}\n` });
+      { index: { _index: 'own', _id: 'a' } },
+      { title: 'mine' },
+      { index: { _index: 'secret', _id: 'b' } },
+      { title: 'theirs' },
+      { index: { _index: 'own', _id: 'c' } },
+      { title: 'mine too' },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    const res = await fetch(`${r.t.url('hub')}/v1/bulk`, {
+      method: 'POST',
+      headers: { 'x-api-key': globex, 'content-type': 'application/x-ndjson' },
+      body: `${lines}\n`,
+    });
     const body = await json(res);
     expect(body).toMatchObject({ ok: true, indexed: 2, errors: [{ line: 4, index: 'secret', code: 'index_not_found' }] });
     expect((await as(acme, 'GET', '/v1/indexes/secret/documents/b')).status).toBe(404);
@@ -119,7 +129,9 @@ describe('a store written before tenancy', () => {
     try {
       const found = await json(await postJson(`${second.url()}/v1/indexes/books/search`, { q: 'dune' }));
       expect(found.hits.map((h: { id: string }) => h.id)).toEqual(['1']);
-      expect(second.logs.find((l) => l.msg === 'search catalogue migrated: indexes stored before tenancy belong to tenant "default"')).toMatchObject({ indexes: 1 });
+      expect(second.logs.find((l) => l.msg === 'search catalogue migrated: indexes stored before tenancy belong to tenant "default"')).toMatchObject({
+        indexes: 1,
+      });
     } finally {
       await second.stop();
     }

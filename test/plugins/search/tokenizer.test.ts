@@ -21,13 +21,24 @@ describe('tokenize', () => {
   });
 
   it('folds diacritics and lower-cases, with offsets still pointing at the accented original', () => {
-    expect(brief('Café CRÈME brûlée')).toEqual([['cafe', 0, 0, 4], ['creme', 1, 5, 10], ['brulee', 2, 11, 17]]);
+    expect(brief('Café CRÈME brûlée')).toEqual([
+      ['cafe', 0, 0, 4],
+      ['creme', 1, 5, 10],
+      ['brulee', 2, 11, 17],
+    ]);
     expect(brief('e\u0301te\u0301')).toEqual([['ete', 0, 0, 5]]);
   });
 
   it('folds compatibility forms and letters with built-in strokes (ligatures, full-width, ß, Ł, Ø, Þ, İ)', () => {
     expect(tokenize('Ångström Straße ﬁnance ＡＢＣ İstanbul Łódź Øresund Þór').map((t) => t.term)).toEqual([
-      'angstrom', 'strasse', 'finance', 'abc', 'istanbul', 'lodz', 'oresund', 'thor',
+      'angstrom',
+      'strasse',
+      'finance',
+      'abc',
+      'istanbul',
+      'lodz',
+      'oresund',
+      'thor',
     ]);
   });
 
@@ -40,7 +51,12 @@ describe('tokenize', () => {
   });
 
   it('segments CJK text without spaces into dictionary words and skips emoji without crashing', () => {
-    expect(brief('東京の天気 😀 🇫🇷 👍🏽 ok')).toEqual([['東京', 0, 0, 2], ['の', 1, 2, 3], ['天気', 2, 3, 5], ['ok', 3, 19, 21]]);
+    expect(brief('東京の天気 😀 🇫🇷 👍🏽 ok')).toEqual([
+      ['東京', 0, 0, 2],
+      ['の', 1, 2, 3],
+      ['天気', 2, 3, 5],
+      ['ok', 3, 19, 21],
+    ]);
   });
 
   it('can keep case and accents when asked', () => {

@@ -23,7 +23,12 @@ describe('vectors at the edges of float32', () => {
   afterAll(() => t.stop());
 
   it('refuses a component beyond float32 per document, stores nothing of it, and still restarts', async () => {
-    const res = await json(await postJson(`${base}/cos/documents`, [{ id: 'ok', title: 'fine', _vector: [1, 0] }, { id: 'big', title: 'too big', _vector: [1e39, 0] }]));
+    const res = await json(
+      await postJson(`${base}/cos/documents`, [
+        { id: 'ok', title: 'fine', _vector: [1, 0] },
+        { id: 'big', title: 'too big', _vector: [1e39, 0] },
+      ]),
+    );
     expect(res).toMatchObject({ ok: true, indexed: 1, ids: ['ok'], errors: [{ position: 1, id: 'big', code: 'invalid_vector' }] });
     expect(res.errors[0].message).toContain('float32');
     expect((await fetch(`${base}/cos/documents/big`)).status).toBe(404);
@@ -33,7 +38,10 @@ describe('vectors at the edges of float32', () => {
 
   it('scores large and tiny finite vectors by cosine correctly, with total agreeing with hits', async () => {
     const docs = { huge: [3e38, 3e38], tilted: [3e38, 1e38], tiny: [1e-40, 2e-40], unit: [1, 0] };
-    await postJson(`${base}/cos/documents`, Object.entries(docs).map(([id, v]) => ({ id, title: id, _vector: v })));
+    await postJson(
+      `${base}/cos/documents`,
+      Object.entries(docs).map(([id, v]) => ({ id, title: id, _vector: v })),
+    );
     const query = [3e38, 1e38];
     const found = await json(await postJson(`${base}/cos/search`, { mode: 'semantic', vector: query, size: 10, filter: { in: { id: Object.keys(docs) } } }));
     expect(found.total).toBe(4);

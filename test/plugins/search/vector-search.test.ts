@@ -30,7 +30,11 @@ describe('semantic and hybrid search', () => {
     t = await createTestApp(manifest, { dataDir });
     base = `${t.url()}/v1/indexes`;
     for (const metric of Object.keys(metrics)) {
-      await postJson(base, { name: `m-${metric}`, mappings: { title: { type: 'text' }, parity: { type: 'keyword' } }, settings: { vectorDimensions: DIMS, vectorMetric: metric } });
+      await postJson(base, {
+        name: `m-${metric}`,
+        mappings: { title: { type: 'text' }, parity: { type: 'keyword' } },
+        settings: { vectorDimensions: DIMS, vectorMetric: metric },
+      });
       // Two writes, so two segments; then deletes, so tombstones.
       expect((await json(await postJson(`${base}/m-${metric}/documents`, docs.slice(0, 120)))).errors).toEqual([]);
       expect((await json(await postJson(`${base}/m-${metric}/documents`, docs.slice(120)))).errors).toEqual([]);
@@ -57,7 +61,11 @@ describe('semantic and hybrid search', () => {
 
   it('applies filters before top-k and keeps _vector out of sources unless projected', async () => {
     const result = await json(await postJson(`${base}/m-cosine/search`, { mode: 'semantic', vector: query, size: 5, filter: { eq: { parity: 'odd' } } }));
-    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(bruteForce('cosine', (d) => d.parity === 'odd').slice(0, 5).map((e) => e.id));
+    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(
+      bruteForce('cosine', (d) => d.parity === 'odd')
+        .slice(0, 5)
+        .map((e) => e.id),
+    );
     expect(result.hits[0].source._vector).toBeUndefined();
     const projected = await json(await postJson(`${base}/m-cosine/search`, { mode: 'semantic', vector: query, size: 1, select: ['_vector'] }));
     expect(projected.hits[0].source._vector).toHaveLength(DIMS);
@@ -73,7 +81,9 @@ describe('semantic and hybrid search', () => {
   });
 
   it('fuses keyword and vector ranks with RRF, weighted by semanticRatio, and explains each hit', async () => {
-    const result = await json(await postJson(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'odd', vector: query, size: 5, windowSize: 50, explain: true, semanticRatio: 0.5 }));
+    const result = await json(
+      await postJson(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'odd', vector: query, size: 5, windowSize: 50, explain: true, semanticRatio: 0.5 }),
+    );
     const keyword = await json(await postJson(`${base}/m-cosine/search`, { q: 'odd', size: 50, highlight: false }));
     const semantic = bruteForce('cosine').slice(0, 50);
     const rrf = new Map<string, number>();
@@ -88,9 +98,13 @@ describe('semantic and hybrid search', () => {
     expect(first.highlight.title?.[0]).toContain('<mark>odd</mark>');
   });
 
-  it('returns the other side\'s order unchanged when one side finds nothing', async () => {
+  it("returns the other side's order unchanged when one side finds nothing", async () => {
     const result = await json(await postJson(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'zzzunknownword', vector: query, size: 5 }));
-    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(bruteForce('cosine').slice(0, 5).map((e) => e.id));
+    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(
+      bruteForce('cosine')
+        .slice(0, 5)
+        .map((e) => e.id),
+    );
   });
 
   it('keeps vectors across a restart', async () => {
@@ -98,6 +112,10 @@ describe('semantic and hybrid search', () => {
     t = await createTestApp(manifest, { dataDir });
     base = `${t.url()}/v1/indexes`;
     const result = await json(await postJson(`${base}/m-dot_product/search`, { mode: 'semantic', vector: query, size: 3 }));
-    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(bruteForce('dot_product').slice(0, 3).map((e) => e.id));
+    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(
+      bruteForce('dot_product')
+        .slice(0, 3)
+        .map((e) => e.id),
+    );
   });
 });

@@ -51,9 +51,55 @@ describe('segmentWords', () => {
   it('agrees with Intl.Segmenter on random text mixing ASCII with accents, combining marks, CJK, emoji and format characters', () => {
     const rand = prng(42);
     const pieces = [
-      'a', 'b', 'Q', '1', '9', '_', '.', "'", ':', ',', ';', ' ', ' ', ' ', '\n', '\t', '-', '"', '(', ')',
-      'é', 'Ü', '\u0301', '\u00ad', '\u200d', '\u00a0', '\u2019', '\u00b7', '東', '京', 'の', 'ひ', 'カ', '한', '국',
-      '😀', '👍🏽', '🇫🇷', 'ß', 'İ', 'ﬁ', 'Ａ', '٣', 'א', '״', 'ก', 'ไ', 'ा', 'क',
+      'a',
+      'b',
+      'Q',
+      '1',
+      '9',
+      '_',
+      '.',
+      "'",
+      ':',
+      ',',
+      ';',
+      ' ',
+      ' ',
+      ' ',
+      '\n',
+      '\t',
+      '-',
+      '"',
+      '(',
+      ')',
+      'é',
+      'Ü',
+      '\u0301',
+      '\u00ad',
+      '\u200d',
+      '\u00a0',
+      '\u2019',
+      '\u00b7',
+      '東',
+      '京',
+      'の',
+      'ひ',
+      'カ',
+      '한',
+      '국',
+      '😀',
+      '👍🏽',
+      '🇫🇷',
+      'ß',
+      'İ',
+      'ﬁ',
+      'Ａ',
+      '٣',
+      'א',
+      '״',
+      'ก',
+      'ไ',
+      'ा',
+      'क',
     ];
     const mismatches: string[] = [];
     for (let round = 0; round < 4000; round++) {
@@ -69,7 +115,12 @@ describe('segmentWords', () => {
     const seen: Array<[string, boolean]> = [];
     const text = 'café au lait 東京';
     segmentWords(text, (start, end, ascii) => seen.push([text.slice(start, end), ascii]));
-    expect(seen).toEqual([['café', false], ['au', true], ['lait', true], ['東京', false]]);
+    expect(seen).toEqual([
+      ['café', false],
+      ['au', true],
+      ['lait', true],
+      ['東京', false],
+    ]);
   });
 
   it('finds no words in empty or punctuation-only text', () => {

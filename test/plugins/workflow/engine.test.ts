@@ -89,14 +89,27 @@ describe('engine', () => {
   });
 
   it('propagates a failure with the step id, retries and times out', async () => {
-    const fail = await runWorkflow({ steps: [{ id: 'x', kind: 'mock', config: { error: 'boom' } }, { id: 'y', kind: 'map', config: { set: {} } }] } as any, { input: {}, attrs: {} });
+    const fail = await runWorkflow(
+      {
+        steps: [
+          { id: 'x', kind: 'mock', config: { error: 'boom' } },
+          { id: 'y', kind: 'map', config: { set: {} } },
+        ],
+      } as any,
+      { input: {}, attrs: {} },
+    );
     expect(fail).toMatchObject({ status: 'failed', error: { stepId: 'x', code: 'mock_error', message: 'boom' } });
     expect(fail.steps.map((s) => s.id)).toEqual(['x']);
-    const retried = await runWorkflow({ steps: [{ id: 'r', kind: 'mock', config: { failTimes: 2, response: { ok: 1 } }, retry: { attempts: 3, backoffMs: 1, factor: 2 } }] } as any, { input: {}, attrs: {} });
+    const retried = await runWorkflow(
+      { steps: [{ id: 'r', kind: 'mock', config: { failTimes: 2, response: { ok: 1 } }, retry: { attempts: 3, backoffMs: 1, factor: 2 } }] } as any,
+      { input: {}, attrs: {} },
+    );
     expect(retried).toMatchObject({ status: 'completed', output: { ok: 1 }, steps: [{ id: 'r', attempts: 3 }] });
     const slow = await runWorkflow({ steps: [{ id: 's', kind: 'mock', config: { delayMs: 500 }, timeoutMs: 20 }] } as any, { input: {}, attrs: {} });
     expect(slow).toMatchObject({ status: 'failed', error: { stepId: 's', code: 'step_timeout' } });
-    await expect(runWorkflow({ steps: [{ id: 's', kind: 'mock', config: { delayMs: 500 } }] } as any, { input: {}, attrs: {}, maxDurationMs: 20 })).rejects.toThrow(/time budget/);
+    await expect(
+      runWorkflow({ steps: [{ id: 's', kind: 'mock', config: { delayMs: 500 } }] } as any, { input: {}, attrs: {}, maxDurationMs: 20 }),
+    ).rejects.toThrow(/time budget/);
   });
 
   it('joins as array and first, and pins fixtures', async () => {
@@ -105,7 +118,10 @@ describe('engine', () => {
         {
           id: 'f',
           kind: 'fanOut',
-          branches: [[{ id: 'a', kind: 'mock', config: { response: { p: 1 }, delayMs: 40 } }], [{ id: 'b', kind: 'mock', config: { response: { p: 2 }, delayMs: 5 } }]],
+          branches: [
+            [{ id: 'a', kind: 'mock', config: { response: { p: 1 }, delayMs: 40 } }],
+            [{ id: 'b', kind: 'mock', config: { response: { p: 2 }, delayMs: 5 } }],
+          ],
           join: { id: 'j', kind },
         },
       ],

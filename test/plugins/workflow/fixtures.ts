@@ -8,11 +8,19 @@ export function seedExample(): Record<string, unknown> {
     tags: ['demo'],
     steps: [
       { id: 'enrich', kind: 'map', config: { set: { customer: '{{input.customer}}', tenant: '{{attrs.tenant}}', at: '{{now}}' }, mergeInput: true } },
-      { id: 'big', kind: 'when', config: { condition: '{{input.amount}} > 100' }, steps: [{ id: 'flag', kind: 'map', config: { set: { review: true }, mergeInput: true } }] },
+      {
+        id: 'big',
+        kind: 'when',
+        config: { condition: '{{input.amount}} > 100' },
+        steps: [{ id: 'flag', kind: 'map', config: { set: { review: true }, mergeInput: true } }],
+      },
       {
         id: 'quotes',
         kind: 'fanOut',
-        branches: [[{ id: 'a', kind: 'mock', config: { response: { price: 10 }, delayMs: 20 } }], [{ id: 'b', kind: 'mock', config: { response: { price: 12 }, delayMs: 30 } }]],
+        branches: [
+          [{ id: 'a', kind: 'mock', config: { response: { price: 10 }, delayMs: 20 } }],
+          [{ id: 'b', kind: 'mock', config: { response: { price: 12 }, delayMs: 30 } }],
+        ],
         join: { id: 'best', kind: 'merge', config: {} },
       },
       { id: 'route', kind: 'branch', config: { cases: [{ when: '{{input.amount}} > 1000', steps: [] }], default: [] } },

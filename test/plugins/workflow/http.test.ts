@@ -16,7 +16,10 @@ describe('workflow plugin over HTTP', () => {
   it('creates the seed example and serves it at once: map, when, fanOut+join, mock delay, tenant from x-tenant-id', async () => {
     const created = await w.call('POST', '/hub/workflows', { body: seedExample() });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ ok: true, workflow: { id: 'orders', name: 'orders', version: '1', route: { method: 'POST', path: '/orders' }, tags: ['demo'], searchFields: ['customer'] } });
+    expect(created.body).toMatchObject({
+      ok: true,
+      workflow: { id: 'orders', name: 'orders', version: '1', route: { method: 'POST', path: '/orders' }, tags: ['demo'], searchFields: ['customer'] },
+    });
     expect(typeof created.body.workflow.createdAt).toBe('string');
 
     const t0 = performance.now();
@@ -30,7 +33,7 @@ describe('workflow plugin over HTTP', () => {
     expect(Date.parse(out.at)).toBeGreaterThan(Date.now() - 60_000);
     expect(elapsed).toBeGreaterThanOrEqual(30);
 
-    const small = (await (await invoke(w.base, "/orders", { customer: "bo", amount: 5 })).json()) as any;
+    const small = (await (await invoke(w.base, '/orders', { customer: 'bo', amount: 5 })).json()) as any;
     expect(small.review).toBeUndefined();
     expect(small.tenant).toBe('default');
 
@@ -47,10 +50,18 @@ describe('workflow plugin over HTTP', () => {
     const v = await w.call('POST', '/hub/workflows/validate', { body: bad });
     expect(v.status).toBe(200);
     expect(v.body).toMatchObject({ ok: true, valid: false });
-    expect(v.body.errors).toEqual(expect.arrayContaining([{ path: '$.steps[0].config.condition', message: expect.stringMatching(/does not parse/) }, { path: '$.route', message: expect.stringMatching(/already served/) }]));
+    expect(v.body.errors).toEqual(
+      expect.arrayContaining([
+        { path: '$.steps[0].config.condition', message: expect.stringMatching(/does not parse/) },
+        { path: '$.route', message: expect.stringMatching(/already served/) },
+      ]),
+    );
     expect((await w.call('POST', '/hub/workflows/validate', { body: seedExample() })).body).toEqual({ ok: true, valid: true, errors: [] });
     const refused = await w.call('POST', '/hub/workflows', { body: { ...bad, route: { method: 'POST', path: '/bad' } } });
-    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'invalid_workflow', details: { errors: [{ path: '$.steps[0].config.condition' }] } } } });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_workflow', details: { errors: [{ path: '$.steps[0].config.condition' }] } } },
+    });
     const clash = await w.call('POST', '/hub/workflows', { body: { ...seedExample(), name: 'orders2' } });
     expect(clash).toMatchObject({ status: 409, body: { error: { code: 'route_conflict' } } });
     expect((await w.call('POST', '/hub/workflows', { body: seedExample() })).status).toBe(409);
@@ -92,7 +103,9 @@ describe('workflow plugin over HTTP', () => {
     const page2 = await w.call('GET', `/hub/traces?workflow=orders&limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body.traces[0].id < page1.body.traces[1].id).toBe(true);
     expect((await w.call('GET', '/hub/traces?to=2000-01-01T00:00:00Z')).body.traces).toEqual([]);
-    expect((await w.call('GET', `/hub/traces?from=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}&field.customer=yan`)).body.traces).toHaveLength(1);
+    expect(
+      (await w.call('GET', `/hub/traces?from=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}&field.customer=yan`)).body.traces,
+    ).toHaveLength(1);
   });
 
   it('saves regression tests from a trace and from a body, and runs them: pass and fail with a structural diff', async () => {
@@ -101,7 +114,14 @@ describe('workflow plugin over HTTP', () => {
     expect(fromTrace.status).toBe(201);
     expect(fromTrace.body.test.fixtures).toEqual({ a: { price: 10 }, b: { price: 12 } });
     const wrong = await w.call('POST', '/hub/tests', {
-      body: { name: 'wrong', workflow: 'orders', input: { customer: 'x', amount: 1 }, fixtures: { b: { price: 99 } }, expected: { customer: 'x', amount: 1, tenant: 'default', price: 12 }, ignore: ['$.at'] },
+      body: {
+        name: 'wrong',
+        workflow: 'orders',
+        input: { customer: 'x', amount: 1 },
+        fixtures: { b: { price: 99 } },
+        expected: { customer: 'x', amount: 1, tenant: 'default', price: 12 },
+        ignore: ['$.at'],
+      },
     });
     expect(wrong.status).toBe(201);
     const before = (await w.call('GET', '/hub/traces?workflow=orders&limit=200')).body.traces.length;
@@ -129,7 +149,11 @@ describe('workflow plugin over HTTP', () => {
     expect(p.added).toEqual([{ workflow: 'fresh', route: 'GET /fresh' }]);
     expect(p.changed).toEqual([expect.objectContaining({ workflow: 'orders', fields: expect.arrayContaining(['route', 'input']) })]);
     expect(p.removed.map((r: any) => r.workflow)).toEqual(['failing']);
-    expect(p.breaking.map((b: any) => `${b.workflow}:${b.kind}`).sort()).toEqual(['failing:route_removed', 'orders:method_changed', 'orders:required_input_added']);
+    expect(p.breaking.map((b: any) => `${b.workflow}:${b.kind}`).sort()).toEqual([
+      'failing:route_removed',
+      'orders:method_changed',
+      'orders:required_input_added',
+    ]);
     expect((await w.call('POST', '/hub/deploy/plan', { body: { workflows: target } })).body.plan.hash).toBe(p.hash);
     expect((await invoke(w.base, '/orders', { customer: 'a', amount: 1 })).status).toBe(200);
     const bad = await w.call('POST', '/hub/deploy/plan', { body: { workflows: [{ name: 'x' }] } });
@@ -172,7 +196,11 @@ describe('workflow plugin over HTTP', () => {
       const denied = await call(w.base, method, path, { key: invoker, body });
       expect(denied.status, `${method} ${path}`).toBe(403);
       expect(denied.body.error.details.permission).toBe(permission);
-      const scoped = await w.keyWith(`only-${permission.replace(':', '-')}-${method.toLowerCase()}-${path.split('/').length}${path.length}`, ['admin'], [permission]);
+      const scoped = await w.keyWith(
+        `only-${permission.replace(':', '-')}-${method.toLowerCase()}-${path.split('/').length}${path.length}`,
+        ['admin'],
+        [permission],
+      );
       const allowed = await call(w.base, method, path, { key: scoped, body });
       expect([401, 403], `${method} ${path}`).not.toContain(allowed.status);
     }

@@ -17,14 +17,37 @@ const exec = (tenant: string, id: string, extra: Partial<ExecutionRecord> = {}):
   startedAt: new Date().toISOString(),
   attrs: { tenant },
   fields: {},
-  steps: [{ id: 's', kind: 'map', status: 'completed', startedAt: new Date().toISOString(), queueWaitMs: 0, durationMs: 1, attempts: 1, output: { x: 'y'.repeat(500) } }],
+  steps: [
+    {
+      id: 's',
+      kind: 'map',
+      status: 'completed',
+      startedAt: new Date().toISOString(),
+      queueWaitMs: 0,
+      durationMs: 1,
+      attempts: 1,
+      output: { x: 'y'.repeat(500) },
+    },
+  ],
   ...extra,
 });
 
 const conformance = defineConformance<WorkflowStorage>('workflow storage', {
   'keeps workflows per tenant': async (s) => {
     const spec = { name: 'a', version: '1', route: { method: 'POST' as const, path: '/a' }, searchFields: [], tags: [], steps: [] };
-    const rec = { tenant: 't1', id: 'a', name: 'a', version: '1', route: spec.route, tags: [], searchFields: [], spec, source: 'hub' as const, createdAt: 'x', updatedAt: 'x' };
+    const rec = {
+      tenant: 't1',
+      id: 'a',
+      name: 'a',
+      version: '1',
+      route: spec.route,
+      tags: [],
+      searchFields: [],
+      spec,
+      source: 'hub' as const,
+      createdAt: 'x',
+      updatedAt: 'x',
+    };
     await s.putWorkflow(rec);
     await s.putWorkflow({ ...rec, tenant: 't2' });
     expect(await s.getWorkflow('t1', 'a')).toEqual(rec);
@@ -35,7 +58,8 @@ const conformance = defineConformance<WorkflowStorage>('workflow storage', {
     expect(await s.getWorkflow('t2', 'a')).toBeDefined();
   },
   'stores executions with timelines, searches them newest first and pages': async (s) => {
-    for (let i = 0; i < 5; i++) await s.finishExecution(exec('t1', `ex${i}`, { fields: { customer: i % 2 ? 'odd' : 'even' }, status: i === 4 ? 'failed' : 'completed' }));
+    for (let i = 0; i < 5; i++)
+      await s.finishExecution(exec('t1', `ex${i}`, { fields: { customer: i % 2 ? 'odd' : 'even' }, status: i === 4 ? 'failed' : 'completed' }));
     await s.finishExecution(exec('t2', 'ex9', { fields: { customer: 'even' } }));
     const even = await s.queryExecutions('t1', { fields: { customer: 'even' }, limit: 10 });
     expect(even.executions.map((e) => e.id)).toEqual(['ex4', 'ex2', 'ex0']);
@@ -99,7 +123,11 @@ conformance(
     });
     return lmdbStorage(store.namespace('workflow'));
   },
-  { teardown: async () => { for (const c of cleanups.splice(0)) await c(); } },
+  {
+    teardown: async () => {
+      for (const c of cleanups.splice(0)) await c();
+    },
+  },
 );
 conformance(
   'sqlite',
@@ -112,5 +140,9 @@ conformance(
     });
     return s;
   },
-  { teardown: async () => { for (const c of cleanups.splice(0)) await c(); } },
+  {
+    teardown: async () => {
+      for (const c of cleanups.splice(0)) await c();
+    },
+  },
 );

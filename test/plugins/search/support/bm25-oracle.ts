@@ -61,7 +61,10 @@ export function buildOracleIndex(docs: ReadonlyArray<{ id: string } & Record<str
 /** The top `size` documents for `query`, best first; ties go to the earlier document. */
 export function searchOracle(index: OracleIndex, query: QueryNode, size: number, params: Bm25Params = {}): Array<{ id: string; score: number }> {
   const scores = evaluate(index, query, { k1: params.k1 ?? 1.2, b: params.b ?? 0.75 });
-  return [...scores].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, size).map(([d, score]) => ({ id: index.ids[d]!, score }));
+  return [...scores]
+    .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+    .slice(0, size)
+    .map(([d, score]) => ({ id: index.ids[d]!, score }));
 }
 
 function evaluate(index: OracleIndex, node: QueryNode, p: Required<Bm25Params>): Scores {

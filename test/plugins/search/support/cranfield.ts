@@ -27,12 +27,17 @@ export function cranfieldAvailable(): boolean {
 }
 
 function jsonl<T>(file: string): T[] {
-  return readFileSync(CRANFIELD_DIR + file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
+  return readFileSync(CRANFIELD_DIR + file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T);
 }
 
 export function loadCranfield(): Cranfield {
   const qrels = new Map<string, Map<string, number>>();
-  const [header, ...rows] = readFileSync(CRANFIELD_DIR + 'qrels.tsv', 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const [header, ...rows] = readFileSync(CRANFIELD_DIR + 'qrels.tsv', 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   if (header!.split('\t').join(' ') !== 'query-id corpus-id score') throw new Error(`unexpected qrels header: ${header}`);
   for (const row of rows) {
     const [query, doc, score] = row.split('\t');

@@ -10,7 +10,10 @@ import { englishAnalyzer, standardAnalyzer } from '../../../../plugins/search/an
 import { tokenize } from '../../../../plugins/search/tokenizer.js';
 
 const file = resolve(process.cwd(), '../shared/data/corpus/wordnet_glosses.jsonl.gz');
-const texts = gunzipSync(readFileSync(file)).toString('utf8').split('\n').filter(Boolean)
+const texts = gunzipSync(readFileSync(file))
+  .toString('utf8')
+  .split('\n')
+  .filter(Boolean)
   .flatMap((line) => {
     const doc = JSON.parse(line) as { title: string; text: string };
     return [doc.title, doc.text];
@@ -19,8 +22,16 @@ const texts = gunzipSync(readFileSync(file)).toString('utf8').split('\n').filter
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 let mismatched = 0;
 for (const text of texts) {
-  const expected = [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => `${s.index}:${s.segment.toLowerCase()}`).join(' ');
-  if (tokenize(text).map((t) => `${t.start}:${t.term}`).join(' ') !== expected) mismatched++;
+  const expected = [...segmenter.segment(text)]
+    .filter((s) => s.isWordLike)
+    .map((s) => `${s.index}:${s.segment.toLowerCase()}`)
+    .join(' ');
+  if (
+    tokenize(text)
+      .map((t) => `${t.start}:${t.term}`)
+      .join(' ') !== expected
+  )
+    mismatched++;
 }
 
 function measure(name: string, run: (text: string) => unknown[]): void {
@@ -29,7 +40,16 @@ function measure(name: string, run: (text: string) => unknown[]): void {
   let tokens = 0;
   for (const text of texts) tokens += run(text).length;
   const ms = performance.now() - t0;
-  console.log(JSON.stringify({ name, texts: texts.length, tokens, ms: Math.round(ms), tokensPerSecond: Math.round(tokens / ms * 1000), docsPerSecond: Math.round(texts.length / 2 / ms * 1000) }));
+  console.log(
+    JSON.stringify({
+      name,
+      texts: texts.length,
+      tokens,
+      ms: Math.round(ms),
+      tokensPerSecond: Math.round((tokens / ms) * 1000),
+      docsPerSecond: Math.round((texts.length / 2 / ms) * 1000),
+    }),
+  );
 }
 
 console.log(JSON.stringify({ check: 'fast path vs Intl.Segmenter', texts: texts.length, mismatched }));

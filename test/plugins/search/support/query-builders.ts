@@ -10,7 +10,13 @@ export function phrase(terms: string[], positions: number[], field?: string): Ph
 }
 
 export function bool(clauses: { must?: QueryNode[]; should?: QueryNode[]; mustNot?: QueryNode[]; minimumShouldMatch?: number }): BooleanQuery {
-  return { type: 'bool', must: clauses.must ?? [], should: clauses.should ?? [], mustNot: clauses.mustNot ?? [], minimumShouldMatch: clauses.minimumShouldMatch ?? 0 };
+  return {
+    type: 'bool',
+    must: clauses.must ?? [],
+    should: clauses.should ?? [],
+    mustNot: clauses.mustNot ?? [],
+    minimumShouldMatch: clauses.minimumShouldMatch ?? 0,
+  };
 }
 
 export function terms(...texts: string[]): TermQuery[] {
