@@ -35,6 +35,8 @@ describe('the worked example of docs/plugin-api.md, run verbatim', () => {
       writeFileSync(path.join(dir, name, 'index.js'), blockUnder(doc, `\`${name}/index.js\``));
       writeFileSync(path.join(dir, name, 'package.json'), blockUnder(doc, `\`${name}/package.json\``));
     }
+    mkdirSync(path.join(dir, 'notes', 'ui'));
+    writeFileSync(path.join(dir, 'notes', 'ui', 'index.html'), blockUnder(doc, '`notes/ui/index.html`'));
     const manifest = JSON.parse(blockUnder(doc, '`manifest.json`'));
     manifest.listeners[0].port = 0;
     const file = path.join(dir, 'manifest.json');
@@ -49,6 +51,13 @@ describe('the worked example of docs/plugin-api.md, run verbatim', () => {
   afterAll(async () => {
     await app.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the page of its ui folder', async () => {
+    const page = await fetch(`${base}/notes-ui/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('<title>Notes</title>');
   });
 
   it('creates and reads a note, answers the declared note_not_found, and counts through the dependent plugin', async () => {
