@@ -21,7 +21,14 @@ export class BulkWriter {
   private docs: PendingDoc[] = [];
   private deletes: Array<{ line: number; id: string }> = [];
 
-  constructor(search: SearchService, tenant: string, result: BulkResult, batchDocs: number) {
+  constructor(
+    search: SearchService,
+    tenant: string,
+    result: BulkResult,
+    batchDocs: number,
+    /** Whether the caller's key may see the index (index-scoped keys); others do not exist for it. */
+    private readonly visible: (index: string) => boolean = () => true,
+  ) {
     this.search = search;
     this.tenant = tenant;
     this.result = result;
@@ -61,7 +68,7 @@ export class BulkWriter {
     this.deletes = [];
     this.pendingIds = new Set();
     if (index === undefined || (docs.length === 0 && deletes.length === 0)) return;
-    if (this.search.get(this.tenant, index) === undefined) {
+    if (!this.visible(index) || this.search.get(this.tenant, index) === undefined) {
       // The index is unknown in the caller's tenant: every line of the batch fails, the stream goes on.
       const code = 'index_not_found';
       const message = `Index "${index}" does not exist.`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, NotFoundError } from 'tessera/plugin';
-import { SEARCH_SERVICE } from '../search/index.js';
+import { canSeeIndex, SEARCH_SERVICE } from '../search/index.js';
 import { BulkResult } from './bulk-result.js';
 import { BulkWriter } from './bulk-writer.js';
 import type { Line } from './lines.js';
@@ -63,7 +63,7 @@ export default definePlugin({
       async handler(request) {
         const started = performance.now();
         const result = new BulkResult(ctx.config.maxErrors);
-        const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
+        const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs, (index) => canSeeIndex(request.principal, index));
         const defaultIndex =
           typeof request.query === 'object' && request.query && 'index' in request.query ? String((request.query as { index: unknown }).index) : undefined;
         let pending: { index: string; id?: string; line: number; create: boolean; skip?: boolean } | undefined;
@@ -95,7 +95,12 @@ export default definePlugin({
             const doc =
               parsed && typeof parsed === 'object' && !Array.isArray(parsed) && pending.id !== undefined ? { ...(parsed as object), id: pending.id } : parsed;
             const docId = pending.id ?? idOf(doc);
-            if (pending.create && docId !== undefined && (writer.isPending(pending.index, docId) || search.getDocument(request.tenant, pending.index, docId))) {
+            if (
+              pending.create &&
+              docId !== undefined &&
+              (writer.isPending(pending.index, docId) ||
+                (canSeeIndex(request.principal, pending.index) && search.getDocument(request.tenant, pending.index, docId)))
+            ) {
               result.fail({
                 line: line.number,
                 index: pending.index,
@@ -161,10 +166,10 @@ export default definePlugin({
       async handler(request) {
         const started = performance.now();
         const index = request.params.name!;
-        if (search.get(request.tenant, index) === undefined)
+        if (!canSeeIndex(request.principal, index) || search.get(request.tenant, index) === undefined)
           throw new NotFoundError('index_not_found', `Index "${index}" does not exist.`, { details: { index } });
         const result = new BulkResult(ctx.config.maxErrors);
-        const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs);
+        const writer = new BulkWriter(search, request.tenant, result, ctx.config.batchDocs, (index) => canSeeIndex(request.principal, index));
         let lastLine = 0;
         const onLine = async (line: Line): Promise<void> => {
           lastLine = line.number;

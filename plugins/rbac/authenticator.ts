@@ -26,6 +26,8 @@ export interface RbacPrincipal extends Principal {
   userName: string;
   roles: string[];
   keyName: string;
+  /** Search indexes the key may reach (names, `prefix*`, or `*`); search hides the others. */
+  indexes: string[];
 }
 
 export interface AuthenticatorDeps {
@@ -149,6 +151,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       userName: user.name,
       roles: user.roles,
       keyName: key.name,
+      indexes: key.indexes ?? ['*'],
     };
     try {
       principal.tenant = effectiveTenant(request.headers, key.tenant, held);

@@ -2,7 +2,7 @@ import { reply, z } from 'tessera/plugin';
 import { actorOf, type RbacPrincipal } from './authenticator.js';
 import type { RbacCore } from './core.js';
 import { grantExceedsPermissions, invalidExpiry, keyNotFound, unknownPermission, userNotFound } from './errors.js';
-import { generateKey, type KeyRecord } from './keys.js';
+import { coversPattern, generateKey, indexPatternPattern, type KeyRecord } from './keys.js';
 import { notHeld } from './permissions.js';
 import { auditContext, principalOf, idCursor, pageQuery, tags, takePage, type Routes } from './route-helpers.js';
 
@@ -12,6 +12,12 @@ const createBody = z
     scopes: z.array(z.string()).max(100).optional().describe('Permissions of the key; default: everything both you and its user hold.'),
     userId: z.string().optional().describe('The user the key acts for; default: you.'),
     expiresAt: z.iso.datetime({ offset: true }).nullable().default(null).describe('When the key stops working; default never.'),
+    indexes: z
+      .array(z.string().regex(indexPatternPattern, 'an index name, a prefix ending in "*" (logs-*), or "*"'))
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Search indexes the key may reach: names and prefix patterns; default: those you may reach (["*"] for an unscoped key).'),
   })
   .strict();
 
@@ -53,6 +59,14 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
         const beyondOwner = notHeld(scopes, ownerPermissions);
         if (beyondOwner.length > 0) throw grantExceedsPermissions(beyondOwner, 'owner');
       }
+      const callerIndexes = principal.indexes;
+      const indexes = body.indexes === undefined ? [...callerIndexes] : [...new Set(body.indexes)];
+      const beyondIndexes = indexes.filter((p) => !coversPattern(callerIndexes, p));
+      if (beyondIndexes.length > 0)
+        throw grantExceedsPermissions(
+          beyondIndexes.map((p) => `index ${p}`),
+          'caller',
+        );
       const now = Date.now();
       if (body.expiresAt !== null && Date.parse(body.expiresAt) <= now) throw invalidExpiry();
       const generated = generateKey(now);
@@ -64,6 +78,7 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
         prefix: generated.prefix,
         hash: generated.hash,
         scopes,
+        indexes,
         createdBy: principal.userId,
         createdAt: new Date(now).toISOString(),
         expiresAt: body.expiresAt === null ? null : new Date(body.expiresAt).toISOString(),
@@ -76,7 +91,7 @@ export function registerKeyRoutes(routes: Routes, core: RbacCore): void {
         actor: actorOf(principal),
         target: { type: 'key', id: record.id },
         ...auditContext(core, request),
-        details: { name: record.name, userId: record.userId, scopes, expiresAt: record.expiresAt },
+        details: { name: record.name, userId: record.userId, scopes, indexes, expiresAt: record.expiresAt },
       });
       return reply(201, { key: core.keys.view(record, now), secret: generated.secret });
     },

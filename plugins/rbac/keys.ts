@@ -25,6 +25,11 @@ export interface KeyRecord {
   /** SHA-256 of the whole key, hex. */
   hash: string;
   scopes: string[];
+  /**
+   * Search indexes the key may reach: names and prefix patterns ending in `*`; `["*"]` for all.
+   * Keys stored before index scopes have none: all.
+   */
+  indexes?: string[];
   /** User id of whoever created it. */
   createdBy: string;
   createdAt: string;
@@ -53,6 +58,14 @@ export function generateKey(now = Date.now()): { id: string; secret: string; pre
 /** The id inside a well-formed key, or undefined. */
 export function parseKeyId(presented: string): string | undefined {
   return keyPattern.exec(presented)?.[1];
+}
+
+/** An index name, a prefix pattern ending in `*`, or `*` (search's index names: 1-64 of a-z 0-9 _ -). */
+export const indexPatternPattern = /^(\*|[a-z0-9][a-z0-9_-]{0,63}\*?)$/;
+
+/** Whether `patterns` reach everything `pattern` reaches (a key cannot grant indexes its creator cannot reach). */
+export function coversPattern(patterns: readonly string[], pattern: string): boolean {
+  return patterns.some((c) => c === '*' || c === pattern || (c.endsWith('*') && pattern.startsWith(c.slice(0, -1))));
 }
 
 export function keyState(record: KeyRecord, now: number): KeyState {
@@ -122,7 +135,7 @@ export class KeyStore {
   view(record: KeyRecord, now: number): KeyView {
     const { hash: _hash, ...rest } = record;
     const last = this.lastUsedAt(record.id);
-    return { ...rest, lastUsedAt: last === undefined ? null : new Date(last).toISOString(), state: keyState(record, now) };
+    return { ...rest, indexes: record.indexes ?? ['*'], lastUsedAt: last === undefined ? null : new Date(last).toISOString(), state: keyState(record, now) };
   }
 
   lastUsedAt(id: string): number | undefined {

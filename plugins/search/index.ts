@@ -91,6 +91,7 @@ export default definePlugin({
   },
 });
 
+export { canSeeIndex, indexPatternPattern } from './index-scope.js';
 export type { SearchEngine } from './search-engine.js';
 export type * from './service.js';
 export type { SearchIndex, UpsertResult } from './search-index.js';

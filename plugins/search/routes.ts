@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { InputError, InvalidJsonError, mediaType, type PluginContext, type RouteRequest } from 'tessera/plugin';
+import { InputError, InvalidJsonError, mediaType, type PluginContext, type RouteDefinition, type RouteRequest } from 'tessera/plugin';
 import { parseFilter } from './filter.js';
 import { parseCreateIndex, parsePatchIndex } from './mappings.js';
 import type { SearchOptions } from './options.js';
-import { describe, DocumentNotFoundError, type SearchEngine } from './search-engine.js';
+import { describe, DocumentNotFoundError, IndexNotFoundError, type SearchEngine } from './search-engine.js';
+import { canSeeIndex } from './index-scope.js';
 import { runSearch, searchQuerySchema } from './search.js';
 
 const deleteByQuerySchema = z.union([
@@ -47,25 +48,48 @@ async function readDocuments(request: RouteRequest<unknown, unknown>): Promise<u
 
 export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => SearchEngine): void {
   const tags = ['search'];
-  ctx.routes.add({
+  // Every route that names an index first checks the key's index scope: outside it, the index
+  // does not exist for this caller (404 index_not_found, as for another tenant's index).
+  const routes = {
+    add<B extends z.ZodType | undefined, Q extends z.ZodType | undefined>(definition: RouteDefinition<B, Q>): void {
+      const handler = definition.handler;
+      ctx.routes.add({
+        ...definition,
+        handler: (request) => {
+          const name = request.params.name;
+          if (name !== undefined && !canSeeIndex(request.principal, name)) throw new IndexNotFoundError(name);
+          return handler(request);
+        },
+      });
+    },
+  };
+  routes.add({
     method: 'GET',
     path: '/v1/indexes',
     permission: 'search:read',
     throttle: 'light',
     tags,
     summary: 'List indexes with their document counts and statistics',
-    handler: ({ tenant }) => ({ indexes: engine().list(tenant) }),
+    handler: ({ tenant, principal }) => ({
+      indexes: engine()
+        .list(tenant)
+        .filter((i) => canSeeIndex(principal, i.name)),
+    }),
   });
-  ctx.routes.add({
+  routes.add({
     method: 'POST',
     path: '/v1/indexes',
     permission: 'index:admin',
     tags,
     summary: 'Create an index',
     body: z.unknown(),
-    handler: async ({ body, tenant }) => ({ index: await engine().create(tenant, parseCreateIndex(body)) }),
+    handler: async ({ body, tenant, principal }) => {
+      const input = parseCreateIndex(body);
+      if (!canSeeIndex(principal, input.name)) throw new IndexNotFoundError(input.name);
+      return { index: await engine().create(tenant, input) };
+    },
   });
-  ctx.routes.add({
+  routes.add({
     method: 'GET',
     path: '/v1/indexes/:name',
     permission: 'search:read',
@@ -73,7 +97,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     handler: ({ params, tenant }) => ({ index: describe(engine().get(tenant, params.name!)) }),
   });
-  ctx.routes.add({
+  routes.add({
     method: 'PATCH',
     path: '/v1/indexes/:name',
     permission: 'index:admin',
@@ -83,7 +107,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     body: z.unknown(),
     handler: async ({ params, body, tenant }) => engine().patch(tenant, params.name!, parsePatchIndex(body)),
   });
-  ctx.routes.add({
+  routes.add({
     method: 'POST',
     path: '/v1/indexes/:name/embedder/train',
     permission: 'index:admin',
@@ -92,7 +116,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     summary: 'Train the corpus-lsa-v1 embedder anew from the documents and re-embed them all',
     handler: async ({ params, tenant }) => ({ index: await engine().retrainEmbedder(tenant, params.name!) }),
   });
-  ctx.routes.add({
+  routes.add({
     method: 'DELETE',
     path: '/v1/indexes/:name',
     permission: 'index:admin',
@@ -102,7 +126,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       return { deleted: params.name };
     },
   });
-  ctx.routes.add({
+  routes.add({
     method: 'POST',
     path: '/v1/indexes/:name/documents',
     permission: 'search:write',
@@ -117,7 +141,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       return index.upsert(docs);
     },
   });
-  ctx.routes.add({
+  routes.add({
     method: 'GET',
     path: '/v1/indexes/:name/documents/:id',
     permission: 'search:read',
@@ -130,7 +154,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       return { id: params.id, document };
     },
   });
-  ctx.routes.add({
+  routes.add({
     method: 'DELETE',
     path: '/v1/indexes/:name/documents/:id',
     permission: 'search:write',
@@ -142,7 +166,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       return { deleted };
     },
   });
-  ctx.routes.add({
+  routes.add({
     method: 'POST',
     path: '/v1/indexes/:name/documents/delete',
     permission: 'search:write',
@@ -156,7 +180,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
       return { deleted: await index.delete(index.idsMatching(parseFilter(body.filter, index.record.mappings))) };
     },
   });
-  ctx.routes.add({
+  routes.add({
     method: 'POST',
     path: '/v1/indexes/:name/search',
     permission: 'search:read',

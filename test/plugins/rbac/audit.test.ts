@@ -92,7 +92,7 @@ describe('audit log', () => {
       action: 'key.created',
       actor: admin,
       target: { type: 'key', id: ci.key.id },
-      details: { name: 'ci', userId: admin.userId, scopes: ['workflow:read'], expiresAt: null },
+      details: { name: 'ci', userId: admin.userId, scopes: ['workflow:read'], indexes: ['*'], expiresAt: null },
     });
     expect(entries[6]).toEqual({
       ...common,

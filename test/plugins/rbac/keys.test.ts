@@ -30,6 +30,7 @@ describe('API keys', () => {
         name: 'ci',
         prefix: `tsk_${key.id}`,
         scopes: ['search:read', 'workflow:read'],
+        indexes: ['*'],
         createdBy: adminUserId,
         createdAt: expect.any(String),
         expiresAt: null,
