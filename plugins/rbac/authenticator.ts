@@ -6,6 +6,7 @@ import { csrfTokenInvalid, invalidApiKey, missingApiKey, permissionDenied, sessi
 import type { KeyVerifier } from './key-verifier.js';
 import { keyState, type KeyRecord, type KeyStore } from './keys.js';
 import { csrfMatches, safeMethods, sessionIdFrom, type SessionStore } from './sessions.js';
+import { looksLikeToken, readToken, rulesWithin, signatureValid, type SearchRules } from './tenant-tokens.js';
 import type { PermissionSet } from './permissions.js';
 import type { Roles } from './roles.js';
 import { effectiveTenant } from './tenants.js';
@@ -28,6 +29,8 @@ export interface RbacPrincipal extends Principal {
   keyName: string;
   /** Search indexes the key may reach (names, `prefix*`, or `*`); search hides the others. */
   indexes: string[];
+  /** A tenant token's rules: index pattern -> filter ANDed with each search (null: none). */
+  searchRules?: SearchRules;
 }
 
 export interface AuthenticatorDeps {
@@ -72,6 +75,18 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     labelNames: ['outcome'],
   });
 
+  /** The parent key of a well-signed, unexpired token whose rules stay within the key's indexes. */
+  function tokenParent(claims: ReturnType<typeof readToken>, token: string, now: number): { ok: boolean; record?: KeyRecord } {
+    const record = claims ? deps.keys.get(claims.kid) : undefined;
+    if (!claims || !record) return { ok: false };
+    const ok =
+      keyState(record, now) === 'active' &&
+      signatureValid(token, record.hash) &&
+      (claims.exp === undefined || claims.exp * 1000 > now) &&
+      rulesWithin(claims.rules, record.indexes ?? ['*']);
+    return { ok, record };
+  }
+
   return async function authenticate(request: AuthRequest): Promise<RbacPrincipal> {
     const ip = clientAddress(request.ip, request.headers, deps.trustedProxies);
     const address = ip ?? 'unknown';
@@ -99,10 +114,15 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     const now = Date.now();
     let key: KeyRecord;
     let user: UserRecord;
+    let rules: SearchRules | undefined;
     if (presented !== undefined) {
-      const verified = deps.verifier.verify(presented, now);
-      const owner = verified.ok ? deps.users.get(verified.record.tenant, verified.record.userId) : undefined;
-      if (!verified.ok || owner === undefined || owner.disabled) {
+      // A tenant token (a JWT signed with the parent key's hash), or an API key.
+      const claims = looksLikeToken(presented) ? readToken(presented) : undefined;
+      const verified: { ok: boolean; record?: KeyRecord } = looksLikeToken(presented)
+        ? tokenParent(claims, presented, now)
+        : deps.verifier.verify(presented, now);
+      const owner = verified.ok && verified.record ? deps.users.get(verified.record.tenant, verified.record.userId) : undefined;
+      if (!verified.ok || !verified.record || owner === undefined || owner.disabled) {
         outcomes.inc({ outcome: 'invalid' });
         const blockSeconds = deps.guard.fail(address);
         const record = verified.record;
@@ -119,6 +139,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       }
       key = verified.record;
       user = owner;
+      rules = claims?.rules;
     } else {
       // A browser session: the key it was opened with must still be valid, and its user enabled.
       const found = deps.sessions.lookup(sessionId!, now);
@@ -139,7 +160,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       user = owner;
     }
 
-    const permissions = effectivePermissions(deps, key, user);
+    // A token searches, and nothing else, whatever its parent key may do.
+    const permissions = rules ? effectivePermissions(deps, key, user).filter((p) => p === 'search:read') : effectivePermissions(deps, key, user);
     const held = new Set(permissions);
     const principal: RbacPrincipal = {
       id: key.id,
@@ -151,7 +173,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       userName: user.name,
       roles: user.roles,
       keyName: key.name,
-      indexes: key.indexes ?? ['*'],
+      indexes: rules ? Object.keys(rules) : (key.indexes ?? ['*']),
+      ...(rules ? { searchRules: rules } : {}),
     };
     try {
       principal.tenant = effectiveTenant(request.headers, key.tenant, held);

@@ -26,3 +26,36 @@ export function inIndexScope(scope: readonly string[] | undefined, name: string)
 export function canSeeIndex(principal: Principal | undefined, name: string): boolean {
   return inIndexScope(indexScopeOf(principal), name);
 }
+
+/** A tenant token's rules (`Principal.searchRules`): index pattern -> `{filter}` or null. */
+function searchRulesOf(principal: Principal | undefined): Record<string, { filter: unknown } | null> | undefined {
+  const rules = principal?.searchRules;
+  return rules !== null && typeof rules === 'object' ? (rules as Record<string, { filter: unknown } | null>) : undefined;
+}
+
+/** Routes a tenant token may use: listing, reading an index's definition, and searching. */
+const tokenRoutes = new Set(['/v1/indexes', '/v1/indexes/:name', '/v1/indexes/:name/search']);
+
+export function tokenMayUse(principal: Principal | undefined, route: string): boolean {
+  return searchRulesOf(principal) === undefined || tokenRoutes.has(route);
+}
+
+/**
+ * The search body with a tenant token's filter for `index` ANDed in: the rule of the exact name,
+ * else of the longest matching prefix pattern. The request cannot widen it: its own filter only
+ * narrows further.
+ */
+export function withTokenFilter<T extends { filter?: unknown }>(principal: Principal | undefined, index: string, body: T): T {
+  const rules = searchRulesOf(principal);
+  if (!rules) return body;
+  let best: string | undefined;
+  if (Object.hasOwn(rules, index)) best = index;
+  else {
+    for (const pattern of Object.keys(rules)) {
+      if (pattern.endsWith('*') && index.startsWith(pattern.slice(0, -1)) && (best === undefined || pattern.length > best.length)) best = pattern;
+    }
+  }
+  const rule = best === undefined ? null : rules[best];
+  if (!rule) return body;
+  return { ...body, filter: body.filter === undefined ? rule.filter : { and: [rule.filter, body.filter] } };
+}

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { InputError, InvalidJsonError, mediaType, type PluginContext, type RouteDefinition, type RouteRequest } from 'tessera/plugin';
+import { InputError, InvalidJsonError, mediaType, PermissionError, type PluginContext, type RouteDefinition, type RouteRequest } from 'tessera/plugin';
 import { parseFilter } from './filter.js';
 import { parseCreateIndex, parsePatchIndex } from './mappings.js';
 import type { SearchOptions } from './options.js';
 import { describe, DocumentNotFoundError, IndexNotFoundError, type SearchEngine } from './search-engine.js';
-import { canSeeIndex } from './index-scope.js';
+import { canSeeIndex, tokenMayUse, withTokenFilter } from './index-scope.js';
 import { runSearch, searchQuerySchema } from './search.js';
 
 const deleteByQuerySchema = z.union([
@@ -58,6 +58,11 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
         handler: (request) => {
           const name = request.params.name;
           if (name !== undefined && !canSeeIndex(request.principal, name)) throw new IndexNotFoundError(name);
+          if (!tokenMayUse(request.principal, definition.path)) {
+            throw new PermissionError('permission_denied', 'A tenant token can list indexes and search them, nothing else.', {
+              details: { permission: 'search:read' },
+            });
+          }
           return handler(request);
         },
       });
@@ -187,6 +192,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Search an index',
     body: searchQuerySchema,
-    handler: async ({ params, body, tenant }) => runSearch(engine().get(tenant, params.name!), ctx.kernels, body, { timeoutMs: ctx.config.searchTimeoutMs }),
+    handler: async ({ params, body, tenant, principal }) =>
+      runSearch(engine().get(tenant, params.name!), ctx.kernels, withTokenFilter(principal, params.name!, body), { timeoutMs: ctx.config.searchTimeoutMs }),
   });
 }
