@@ -88,7 +88,12 @@ export class WorkflowService {
     const { spec } = record;
     const key = routeKey(spec.route.method, spec.route.path);
     const owner = this.live.get(key);
-    if (owner) throw errors.route_conflict({ route: `${spec.route.method} ${spec.route.path}`, owner: `workflow "${owner.id}"` });
+    // Another tenant's workflow is not named: its id is that tenant's business.
+    if (owner)
+      throw errors.route_conflict({
+        route: `${spec.route.method} ${spec.route.path}`,
+        owner: owner.tenant === record.tenant ? `workflow "${owner.id}"` : 'another workflow',
+      });
     const method = spec.route.method;
     const fields = inputFields(spec);
     const requiredFields = spec.input?.required ?? [];
