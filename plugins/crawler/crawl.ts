@@ -189,11 +189,12 @@ export class Crawl {
     const active = new Set<Promise<void>>();
     let stoppedBy: string | undefined;
     while (!signal.aborted && !this.indexFailure) {
-      if (this.pagesRequested >= this.config.maxPages) {
+      const exhausted = this.pagesRequested >= this.config.maxPages;
+      if (exhausted && active.size === 0) {
         if (this.hosts.size > 0) stoppedBy = 'maxPages';
         break;
       }
-      const next = this.hosts.take(Date.now());
+      const next = exhausted ? undefined : this.hosts.take(Date.now());
       if (next) {
         this.pagesRequested++;
         const task: Promise<void> = this.visit(next.item)
@@ -214,11 +215,15 @@ export class Crawl {
       await Promise.race([
         ...active,
         new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wake === undefined ? 1000 : Math.max(1, wake - Date.now()));
-          signal.addEventListener('abort', () => {
+          const onAbort = () => {
             clearTimeout(timer);
             resolve();
-          }, { once: true });
+          };
+          const timer = setTimeout(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          }, wake === undefined ? 1000 : Math.max(1, wake - Date.now()));
+          signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
     }
