@@ -18,11 +18,10 @@ export function normalizeUrl(input: string, base?: string | URL, trailingSlash: 
   url.hash = '';
   url.username = '';
   url.password = '';
-  if (url.search !== '') {
-    const params = [...url.searchParams.entries()];
-    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    url.search = params.length === 0 ? '' : new URLSearchParams(params).toString();
-  }
+  const params = [...url.searchParams.entries()];
+  params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // Assigning '' also drops a bare `?`, which `search` reports as empty but `href` keeps.
+  url.search = params.length === 0 ? '' : new URLSearchParams(params).toString();
   const path = url.pathname;
   if (path !== '/') {
     if (trailingSlash === 'strip' && path.endsWith('/')) url.pathname = path.replace(/\/+$/, '') || '/';
