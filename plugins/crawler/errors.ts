@@ -8,7 +8,7 @@ export const errors = defineErrors({
     message: 'Seed "{url}" is refused by the egress policy ({reason}); set the crawler option allowPrivateAddresses or allowHosts to crawl it.',
     when: 'A seed is a loopback, private or link-local address (or names `localhost`) and the crawler options `allowPrivateAddresses` / `allowHosts` do not allow it, or it carries credentials.',
   },
-  engine_url_not_allowed: {
+  index_url_not_allowed: {
     status: 403,
     message: 'autoIndex URL "{url}" is refused by the egress policy ({reason}).',
     when: '`autoIndex.engineUrl` or `autoIndex.bulkUrl` names an address the egress policy refuses (loopback or private without `allowPrivateAddresses` or `allowHosts`, credentials in the URL).',

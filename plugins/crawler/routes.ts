@@ -41,7 +41,7 @@ export function registerRoutes(ctx: PluginContext<CrawlerOptions>, deps: RouteDe
     for (const url of [autoIndex?.engineUrl, autoIndex?.bulkUrl]) {
       if (url === undefined) continue;
       const verdict = ctx.outbound.check(url, allow);
-      if (!verdict.allowed) throw errors.engine_url_not_allowed({ url, reason: verdict.reason });
+      if (!verdict.allowed) throw errors.index_url_not_allowed({ url, reason: verdict.reason });
     }
   };
 

@@ -82,7 +82,7 @@ describe('POST /v1/schedules validation', () => {
         autoIndex: { index: 'web', engineUrl: 'http://127.0.0.1:3848' },
       });
       expect(engine.status).toBe(403);
-      expect(engine.body.error.code).toBe('engine_url_not_allowed');
+      expect(engine.body.error.code).toBe('index_url_not_allowed');
       expect((await call('GET', `${strict.crawler}/v1/schedules`)).body.schedules).toEqual([]);
     } finally {
       await strict.stop();
