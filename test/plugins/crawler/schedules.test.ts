@@ -210,6 +210,17 @@ describe('schedules', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the crawler\'s routes with their schemas', async () => {
+    const doc = (await call('GET', `${t.crawler}/openapi.json`)).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/schedules', '/v1/schedules/{id}', '/v1/schedules/{id}/run', '/v1/jobs', '/v1/jobs/{jobId}', '/v1/jobs/{jobId}/events', '/v1/jobs/{jobId}/cancel']));
+    const create = doc.paths['/v1/schedules'].post;
+    expect(Object.keys(create.responses)).toContain('201');
+    const body = create.requestBody.content['application/json'].schema;
+    expect(JSON.stringify(body)).toContain('seeds');
+  });
+});
+
 describe('schedules across a restart', () => {
   it('keep their ids and settings, run a missed tick once (catchUp once) or skip it, and fail the interrupted run', async () => {
     const dataDir = tempDir('tessera-crawler-restart-');
