@@ -1,6 +1,8 @@
 import { isTesseraError, type JobContext, type Logger, type OutboundClient } from 'tessera/plugin';
 import { HttpSink, InProcessSink, type IndexSink, type SearchService } from './sinks.js';
-import { Crawl, crawledIndexShape, type CrawlSummary } from './crawl.js';
+import { Crawl } from './crawl.js';
+import type { CrawlSummary } from './crawl-report.js';
+import { crawledIndexShape } from './crawled-page.js';
 import type { CrawlInput } from './crawl-config.js';
 import { errors } from './errors.js';
 import type { CrawlerOptions } from './options.js';

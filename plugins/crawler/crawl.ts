@@ -1,54 +1,16 @@
 import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
-import { isTesseraError, mediaType, type EgressPolicy, type OutboundClient, type OutboundResponse } from 'tessera/plugin';
-import type { IndexSink } from './sinks.js';
-import type { ContentKind, CrawlConfig } from './crawl-config.js';
+import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera/plugin';
+import type { CrawlConfig } from './crawl-config.js';
+import { classify, CrawlReport, type CrawlSnapshot, type CrawlSummary } from './crawl-report.js';
+import { decode, documentId, kindOf } from './crawled-page.js';
 import { extractHtml, extractJson, extractText, type ExtractedPage } from './extract.js';
 import { HostQueue } from './host-queue.js';
 import { normalizeUrl } from './normalize-url.js';
 import type { PageState, PageStore } from './page-store.js';
 import { RobotsCache, type RobotsRules } from './robots.js';
+import type { IndexSink } from './sinks.js';
 import { readSitemaps } from './sitemap.js';
-
-/** The numbers a crawl job shows. */
-export interface CrawlCounts {
-  /** Pages requested that answered (any status, 304 included). */
-  fetched: number;
-  /** Documents the index acknowledged. */
-  indexed: number;
-  /** Pages deliberately left out: robots.txt, content type, size, duplicates, `noindex`, off-site redirects. */
-  skipped: number;
-  /** Pages that had not changed since the last run (304, or the same content hash). */
-  unchanged: number;
-  /** Pages that could not be crawled or indexed (timeouts, errors, 4xx/5xx, refused documents). */
-  failed: number;
-  /** Documents removed from the index because their page is gone (404/410). */
-  removed: number;
-}
-
-export interface CrawlError {
-  url: string;
-  code: string;
-  message: string;
-  status?: number;
-}
-
-export interface CrawlSnapshot {
-  counts: CrawlCounts;
-  /** `skipped`, by reason. */
-  skippedBy: Record<string, number>;
-  /** The first failures (bounded by the `maxReportedErrors` option); `counts.failed` has them all. */
-  errors: CrawlError[];
-  /** Pages requested so far (the `maxPages` budget). */
-  pages: number;
-  /** URLs waiting in the frontier. */
-  queued: number;
-}
-
-export interface CrawlSummary extends CrawlSnapshot {
-  /** Why the crawl ended early, if it did: `maxPages`, or the abort reason (`cancelled`, `shutdown`). */
-  stoppedBy?: string;
-}
 
 export interface CrawlDeps {
   config: CrawlConfig;
@@ -79,65 +41,6 @@ interface Item {
   revisit?: boolean;
 }
 
-/** The document fields a crawl writes (`autoIndex`). */
-export const crawledIndexShape = {
-  dynamic: false,
-  mappings: {
-    url: { type: 'keyword' as const },
-    title: { type: 'text' as const },
-    description: { type: 'text' as const },
-    content: { type: 'text' as const },
-    headings: { type: 'text' as const },
-    lang: { type: 'keyword' as const },
-    crawledAt: { type: 'date' as const },
-  },
-};
-
-/** The document id of a URL: stable across runs, so a re-crawl replaces the same document. */
-export function documentId(url: string): string {
-  return createHash('sha256').update(url).digest('hex').slice(0, 32);
-}
-
-const mediaKinds: Record<string, ContentKind> = {
-  'text/html': 'html',
-  'application/xhtml+xml': 'html',
-  'text/plain': 'text',
-  'application/json': 'json',
-  'application/ld+json': 'json',
-};
-
-function kindOf(contentType: string | null): ContentKind | undefined {
-  if (contentType === null) return undefined;
-  const type = mediaType(new Headers({ 'content-type': contentType }));
-  if (type === undefined) return undefined;
-  return mediaKinds[type] ?? (type.endsWith('+json') ? 'json' : undefined);
-}
-
-function decode(bytes: Uint8Array, contentType: string | null): string {
-  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1];
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
-}
-
-/** What a failed request was, as a job error code and whether it counts as failed or skipped. */
-function classify(err: unknown): { code: string; skip: boolean; message: string } {
-  const message = err instanceof Error ? err.message : String(err);
-  if (isTesseraError(err)) {
-    if (err.code === 'upstream_too_large') return { code: 'too_large', skip: true, message };
-    if (err.code === 'upstream_timeout') return { code: 'timeout', skip: false, message };
-    if (err.code === 'upstream_unreachable') return { code: 'unreachable', skip: false, message };
-    if (err.code === 'egress_denied') {
-      const reason = (err.details as { reason?: string } | undefined)?.reason;
-      return { code: reason === 'redirect_limit' ? 'redirect_limit' : 'egress_denied', skip: false, message };
-    }
-    return { code: err.code, skip: false, message };
-  }
-  return { code: 'fetch_failed', skip: false, message };
-}
-
 /**
  * One run of a crawl: a breadth-first frontier over the seeds, polite per host (robots.txt, its
  * `Crawl-delay`, a per-host concurrency and delay), normalising and deduplicating URLs, re-crawling
@@ -146,9 +49,7 @@ function classify(err: unknown): { code: string; skip: boolean; message: string 
 export class Crawl {
   private readonly deps: CrawlDeps;
   private readonly config: CrawlConfig;
-  private readonly counts: CrawlCounts = { fetched: 0, indexed: 0, skipped: 0, unchanged: 0, failed: 0, removed: 0 };
-  private readonly skippedBy: Record<string, number> = {};
-  private readonly errors: CrawlError[] = [];
+  private readonly report: CrawlReport;
   /** Every normalised URL queued or visited this run. */
   private readonly seen = new Set<string>();
   /** Document URLs written (or found unchanged) this run: a second page with the same canonical URL is a duplicate. */
@@ -169,6 +70,7 @@ export class Crawl {
   constructor(deps: CrawlDeps) {
     this.deps = deps;
     this.config = deps.config;
+    this.report = new CrawlReport(deps.maxReportedErrors);
     this.hosts = new HostQueue<Item>({ concurrency: this.config.concurrency, perHost: this.config.perHostConcurrency });
     this.robots = new RobotsCache((url) => this.fetchRobots(url), deps.robotsAgent);
     if (this.config.include.length > 0) this.include = picomatch(this.config.include, { dot: true });
@@ -176,7 +78,7 @@ export class Crawl {
   }
 
   snapshot(): CrawlSnapshot {
-    return { counts: { ...this.counts }, skippedBy: { ...this.skippedBy }, errors: [...this.errors], pages: this.pagesRequested, queued: this.hosts.size };
+    return this.report.snapshot(this.pagesRequested, this.hosts.size);
   }
 
   async run(): Promise<CrawlSummary> {
@@ -358,7 +260,7 @@ export class Crawl {
     if (known?.etag) conditional['if-none-match'] = known.etag;
     if (known?.lastModified) conditional['if-modified-since'] = known.lastModified;
     const res = await this.request(item.url, { headers: conditional });
-    this.counts.fetched++;
+    this.report.counts.fetched++;
 
     const finalUrl = normalizeUrl(res.url, undefined, this.config.trailingSlash) ?? item.url;
     if (finalUrl !== item.url) {
@@ -373,7 +275,7 @@ export class Crawl {
 
     if (res.status === 304 && known) {
       await res.discard();
-      this.counts.unchanged++;
+      this.report.counts.unchanged++;
       this.documented.add(known.docUrl);
       this.follow(known.links, item);
       this.remember(item.url, { ...known, crawledAt: new Date().toISOString() });
@@ -423,7 +325,7 @@ export class Crawl {
       return this.skip('noindex');
     }
     if (known && known.hash === hash && known.docUrl === docUrl && known.docId !== undefined) {
-      this.counts.unchanged++;
+      this.report.counts.unchanged++;
       this.remember(item.url, { ...state, docId: known.docId });
       return;
     }
@@ -450,7 +352,7 @@ export class Crawl {
 
   private async removePage(url: string, known: PageState): Promise<void> {
     if (known.docId && !(await this.toIndex((sink) => sink.delete(known.docId!)))) return;
-    this.counts.removed++;
+    this.report.counts.removed++;
     this.remember(url, null);
   }
 
@@ -477,14 +379,11 @@ export class Crawl {
   }
 
   private skip(reason: string): void {
-    this.counts.skipped++;
-    this.skippedBy[reason] = (this.skippedBy[reason] ?? 0) + 1;
+    this.report.skip(reason);
   }
 
   private fail(url: string, what: { code: string; skip: boolean; message: string }, status?: number): void {
-    if (what.skip) return this.skip(what.code);
-    this.counts.failed++;
-    if (this.errors.length < this.deps.maxReportedErrors) this.errors.push({ url, code: what.code, message: what.message, ...(status !== undefined ? { status } : {}) });
+    this.report.fail(url, what, status);
   }
 
   /**
@@ -505,7 +404,7 @@ export class Crawl {
           this.indexFailure ??= { error: err };
           return;
         }
-        this.counts.indexed += result.indexed;
+        this.report.counts.indexed += result.indexed;
         const refused = new Set<string>();
         for (const e of result.errors) {
           if (e.id) refused.add(e.id);

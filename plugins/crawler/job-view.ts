@@ -1,5 +1,5 @@
 import type { JobRecord } from 'tessera/plugin';
-import type { CrawlCounts, CrawlError, CrawlSnapshot, CrawlSummary } from './crawl.js';
+import type { CrawlCounts, CrawlError, CrawlSnapshot, CrawlSummary } from './crawl-report.js';
 import type { CrawlInput } from './crawl-config.js';
 
 /** A crawl job's public state. The runtime's `interrupted` (the process died under it) shows as `failed`, reason `interrupted`. */
