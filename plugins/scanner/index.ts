@@ -42,3 +42,7 @@ export default definePlugin({
     ctx.onStart(() => runner.reconcile());
   },
 });
+
+/** The two ways a scan feeds an index, shared with the crawler (which feeds indexes the same way). */
+export { InProcessSink, type IndexShape, type IndexSink, type SinkResult } from './index-sink.js';
+export { HttpSink, type HttpSinkOptions } from './http-sink.js';
