@@ -192,6 +192,12 @@ export class App {
       for (const route of listener.routes.list()) this.checkPermission(route.plugin, route.definition);
     }
 
+    if (!this.authenticator) {
+      for (const listener of this.listeners) {
+        for (const route of listener.routes.list()) this.checkAlwaysAuthenticated(route.plugin, route.definition);
+      }
+    }
+
     if (this.manifest.auth) {
       const provider = this.manifest.auth.provider;
       if (!this.authenticator || this.authenticator.plugin !== provider) {
@@ -202,6 +208,20 @@ export class App {
         );
       }
     }
+  }
+
+  /**
+   * A route that must always authenticate cannot be served without an authenticator: refused when
+   * it is declared, not answered 500 at its first request.
+   */
+  private checkAlwaysAuthenticated(plugin: string, definition: Pick<RouteDefinition, 'method' | 'path' | 'permission' | 'authenticate'>): void {
+    if (definition.authenticate !== 'always' || definition.permission === 'public' || this.authenticator) return;
+    throw new PluginError(
+      'auth_provider_missing',
+      plugin,
+      `${definition.method} ${definition.path} declares authenticate: 'always', but no loaded plugin registers an authenticator. Load rbac (or another auth provider).`,
+      { details: { route: `${definition.method} ${definition.path}` }, status: 500 },
+    );
   }
 
   /** A route's permission must be `public`, `authenticated` or declared by a loaded plugin (or the runtime). */
@@ -239,7 +259,10 @@ export class App {
       },
       routes: {
         add(definition): RouteHandle {
-          if (app.setupDone) app.checkPermission(name, definition);
+          if (app.setupDone) {
+            app.checkPermission(name, definition);
+            app.checkAlwaysAuthenticated(name, definition);
+          }
           if (definition.body && definition.accepts) {
             throw new PluginError(
               'plugin_route_invalid',

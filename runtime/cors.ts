@@ -42,3 +42,19 @@ export function corsPreflight(cors: CorsConfig, origin: string): Response {
     },
   });
 }
+
+/** Whether `origin` is the origin of the server the request was sent to (its Host). */
+export function sameOrigin(origin: string, host: string | null): boolean {
+  if (host === null) return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === host.trim().toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** Origins a listener names one by one in `cors.origins` (none for `"*"`, which names nobody in particular). */
+export function listedOrigins(cors: CorsConfig | undefined): readonly string[] {
+  return cors && cors.origins !== '*' ? cors.origins : [];
+}

@@ -15,7 +15,7 @@ import { Reply, withOk } from './reply.js';
 import { HttpRouteRequest } from './route-request.js';
 import { RouteTable } from './route-table.js';
 import { serveFromMount, underMount, type StaticMount } from './static-files.js';
-import { corsAllows, corsHeaders, corsPreflight } from './cors.js';
+import { corsAllows, corsHeaders, corsPreflight, listedOrigins, sameOrigin } from './cors.js';
 import { Throttle } from './throttle.js';
 import { validate } from './validation.js';
 
@@ -384,6 +384,7 @@ export class HttpListener {
       log: this.deps.log,
       limit: route.bodyLimit,
       shutdownSignal: this.drain.signal,
+      listedOrigins: listedOrigins(this.config.cors),
     });
   }
 
@@ -460,14 +461,4 @@ function hostName(host: string): string {
   if (h.startsWith('[')) return h.slice(1, h.indexOf(']') === -1 ? undefined : h.indexOf(']'));
   const colon = h.lastIndexOf(':');
   return colon === -1 ? h : h.slice(0, colon);
-}
-
-function sameOrigin(origin: string, host: string | null): boolean {
-  if (host === null) return false;
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === host.trim().toLowerCase();
-  } catch {
-    return false;
-  }
 }

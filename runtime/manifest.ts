@@ -139,6 +139,16 @@ export function resolveManifest(input: unknown, context: ResolveContext): Resolv
         issue: { path: `listeners[${i}].auth`, message: 'auth is on but no "auth.provider" is set to authenticate requests' },
       });
     }
+    if (listener.cors?.origins === '*' && !(listener.auth ?? data.auth !== undefined)) {
+      // The origin check is what keeps other sites off a listener without auth; "*" would lift it for every page on the web.
+      semantic.push({
+        at: ['listeners', i, 'cors', 'origins'],
+        issue: {
+          path: `listeners[${i}].cors.origins`,
+          message: '"*" on a listener with auth off would let any web page use it; list the origins of your UI, or turn auth on',
+        },
+      });
+    }
     listener.plugins.forEach((plugin, j) => {
       if (!(plugin in data.plugins)) {
         semantic.push({

@@ -56,7 +56,7 @@ export function openApiDocument(options: { title: string; version: string; route
       [String(def.successStatus ?? 200)]: { description: 'Success', content: success },
       default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     };
-    if (options.authOn && def.permission !== 'public') operation.security = [{ apiKey: [] }, { bearer: [] }];
+    if ((options.authOn || def.authenticate === 'always') && def.permission !== 'public') operation.security = [{ apiKey: [] }, { bearer: [] }];
     (paths[openPath] ??= {})[def.method.toLowerCase()] = operation;
   }
   return {

@@ -71,6 +71,13 @@ export interface RouteRequest<Body = unknown, Query = Record<string, string>> {
   requestId: string;
   listener: string;
   principal?: Principal;
+  /**
+   * Whether a browser page that may act for the user sent this: no `Origin` header (not a
+   * cross-origin browser request), this listener's own origin, or one its manifest lists by name in
+   * `cors.origins` (`"*"` names nobody). For endpoints that must refuse other sites even on a
+   * listener with auth on, such as signing in (login CSRF).
+   */
+  readonly originTrusted: boolean;
   log: Logger;
   /** Aborted when the client goes away. */
   signal: AbortSignal;

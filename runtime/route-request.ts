@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import type { Logger } from 'pino';
 import { limitedBody, readBodyText } from './body.js';
+import { sameOrigin } from './cors.js';
 import type { Principal, RouteRequest } from './plugin-types.js';
 
 /**
@@ -20,6 +21,7 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
   private readonly limit: number;
   /** Set when the runtime already read the body (routes with a `body` schema). */
   private readonly rawText: string | undefined;
+  private readonly listedOrigins: readonly string[];
   private validatedQuery: unknown;
   private childLog: Logger | undefined;
   private consumed = false;
@@ -37,6 +39,7 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
     log: Logger;
     limit: number;
     shutdownSignal: AbortSignal;
+    listedOrigins?: readonly string[];
   }) {
     this.event = init.event;
     this.params = init.params;
@@ -50,6 +53,13 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
     this.baseLog = init.log;
     this.limit = init.limit;
     this.shutdownSignal = init.shutdownSignal;
+    this.listedOrigins = init.listedOrigins ?? [];
+  }
+
+  get originTrusted(): boolean {
+    const origin = this.event.req.headers.get('origin');
+    if (origin === null) return true;
+    return sameOrigin(origin, this.event.req.headers.get('host')) || this.listedOrigins.includes(origin);
   }
 
   get tenant(): string {

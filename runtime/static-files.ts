@@ -16,6 +16,12 @@ export interface StaticOptions {
   spaFallback?: boolean;
   /** `max-age` of files that are neither HTML nor content-hashed, in seconds. @default 0 (revalidate) */
   maxAgeSeconds?: number;
+  /**
+   * Files that never change (their names carry a content hash), cached for a year: a RegExp tested
+   * on the path inside `dir` (`/assets/app-BmKqXQe.js`), e.g. `/^\/assets\//` for a Vite build; or
+   * `false`. @default a name segment of 8+ letters and digits with at least one digit (`app.3f9a1c2b.js`)
+   */
+  immutable?: RegExp | false;
 }
 
 export interface StaticMount {
@@ -26,6 +32,7 @@ export interface StaticMount {
   root: string;
   spaFallback: boolean;
   maxAgeSeconds: number;
+  immutable: RegExp | false;
 }
 
 export class StaticMountError extends Error {}
@@ -45,7 +52,11 @@ export function staticMount(plugin: string, prefix: string, dir: string, options
   }
   const maxAgeSeconds = options.maxAgeSeconds ?? 0;
   if (!Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) throw new StaticMountError('static maxAgeSeconds must be a non-negative integer');
-  return { plugin, prefix, root, spaFallback: options.spaFallback ?? false, maxAgeSeconds };
+  const given = options.immutable ?? hashedName;
+  if (given !== false && !(given instanceof RegExp)) throw new StaticMountError('static immutable must be a RegExp or false');
+  // Without `g` or `y`: a stateful RegExp would answer differently for the same file on alternate requests.
+  const immutable = given === false ? false : new RegExp(given.source, given.flags.replace(/[gy]/g, ''));
+  return { plugin, prefix, root, spaFallback: options.spaFallback ?? false, maxAgeSeconds, immutable };
 }
 
 /** Whether `pathname` (as sent) is under the mount. */
@@ -53,12 +64,17 @@ export function underMount(mount: StaticMount, pathname: string): boolean {
   return mount.prefix === '/' || pathname === mount.prefix || pathname.startsWith(`${mount.prefix}/`);
 }
 
-/** `name.3f9a1c2b.js`, `chunk-BmK29xQe.css`: a content hash in the name, so the file never changes. */
-const hashedName = /[.-][A-Za-z0-9_]{8,}\.[A-Za-z0-9]+$/;
+/**
+ * `name.3f9a1c2b.js`, `chunk-BmK29xQe.css`: a content hash in the name, so the file never changes.
+ * The digit keeps ordinary words out (`my-component.js`, `jquery-migrate.js`): a hashed name taken
+ * for a plain one is only revalidated, a plain name taken for a hashed one would be stale for a year.
+ */
+const hashedName = /[.-](?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{8,}\.[A-Za-z0-9]+$/;
 
 function cacheControl(mount: StaticMount, file: string): string {
   if (file.endsWith('.html')) return 'no-cache';
-  if (hashedName.test(path.basename(file))) return 'public, max-age=31536000, immutable';
+  const inside = file.startsWith(mount.root + path.sep) ? file.slice(mount.root.length).split(path.sep).join('/') : `/${path.basename(file)}`;
+  if (mount.immutable !== false && mount.immutable.test(inside)) return 'public, max-age=31536000, immutable';
   return mount.maxAgeSeconds > 0 ? `public, max-age=${mount.maxAgeSeconds}` : 'no-cache';
 }
 

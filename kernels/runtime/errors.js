@@ -18,9 +18,7 @@ export class TesseraError extends Error {
         this.plugin = options.plugin;
     }
     toJSON() {
-        return this.details === undefined
-            ? { code: this.code, message: this.message }
-            : { code: this.code, message: this.message, details: this.details };
+        return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
     }
 }
 export function isTesseraError(value) {

@@ -12,23 +12,19 @@ function secure(core: RbacCore, request: RouteRequest<unknown, unknown>): boolea
   return mode === 'always' || (mode === 'auto' && request.event.url.protocol === 'https:');
 }
 
-/** A page of another site must not sign a browser in (login CSRF): when Origin is sent, it is this server's. */
+/**
+ * A page of another site must not sign a browser in (login CSRF: the victim would then act under
+ * the attacker's account). The runtime says whether the Origin, when sent, is this listener's own
+ * or one its manifest lists in `cors.origins` (a UI hosted elsewhere by the operator).
+ */
 function checkOrigin(request: RouteRequest<unknown, unknown>): void {
+  if (request.originTrusted) return;
   const origin = request.headers.get('origin');
-  if (origin === null) return;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    host = '';
-  }
-  if (host !== request.headers.get('host')) {
-    throw new PermissionError(
-      'origin_not_allowed',
-      `Signing in from origin ${JSON.stringify(origin)} is refused: only pages of this server may open a session.`,
-      { details: { origin }, plugin },
-    );
-  }
+  throw new PermissionError(
+    'origin_not_allowed',
+    `Signing in from origin ${JSON.stringify(origin)} is refused: only pages of this server, or origins listed in the listener's "cors.origins", may open a session.`,
+    { details: { origin }, plugin },
+  );
 }
 
 /** `{apiKey, redirect?}` from JSON or a form (`application/x-www-form-urlencoded`). */

@@ -86,8 +86,11 @@ export class SessionStore {
       void this.db.remove(hashOf(id));
       return { ok: false, reason: 'expired' };
     }
-    // Idle time counts from the last request; written at most once a minute.
-    if (now - Date.parse(record.lastSeenAt) > 60_000) void this.db.put(hashOf(id), { ...record, lastSeenAt: new Date(now).toISOString() });
+    // Idle time counts from the last request; written at most once a minute, or a tenth of the idle
+    // timeout when that is shorter, so a session in steady use never idles out between two writes.
+    if (now - Date.parse(record.lastSeenAt) > Math.min(60_000, this.options.idleSeconds * 100)) {
+      void this.db.put(hashOf(id), { ...record, lastSeenAt: new Date(now).toISOString() });
+    }
     return { ok: true, record };
   }
 

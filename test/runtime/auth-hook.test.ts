@@ -62,3 +62,43 @@ describe('route permissions enforced through the auth provider', () => {
     expect(doc.paths['/open'].get.security).toBeUndefined();
   });
 });
+
+describe("route option authenticate: 'always'", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      listeners: [{ name: 'local', port: 0, plugins: ['gatekeeper'], auth: false }],
+      plugins: { gatekeeper: { module: './plugins/gatekeeper/index.js' } },
+    });
+  });
+  afterAll(() => t.stop());
+
+  it('authenticates and checks the permission on a listener with auth off', async () => {
+    const none = await fetch(`${t.url('local')}/vault`, { method: 'POST' });
+    expect(none.status).toBe(401);
+    expect((await json(none)).error.code).toBe('missing_api_key');
+    const reader = await fetch(`${t.url('local')}/vault`, { method: 'POST', headers: { 'x-api-key': 'key-reader' } });
+    expect(reader.status).toBe(403);
+    expect((await json(reader)).error).toMatchObject({ code: 'permission_denied', details: { permission: 'things:write' } });
+    expect(await json(await fetch(`${t.url('local')}/vault`, { method: 'POST', headers: { 'x-api-key': 'key-writer' } }))).toEqual({
+      ok: true,
+      caller: 'writer',
+    });
+  });
+
+  it("leaves the listener's other routes open, and marks only this one as secured in OpenAPI", async () => {
+    expect((await fetch(`${t.url('local')}/things`, { method: 'POST' })).status).toBe(200);
+    const doc = await json(await fetch(`${t.url('local')}/openapi.json`));
+    expect(doc.paths['/vault'].post.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+    expect(doc.paths['/things'].post.security).toBeUndefined();
+  });
+
+  it('refuses to load such a route when no plugin registers an authenticator', async () => {
+    await expect(
+      createTestApp({
+        listeners: [{ name: 'local', port: 0, plugins: ['always-open'] }],
+        plugins: { 'always-open': { module: './plugins/always-open/index.js' } },
+      }),
+    ).rejects.toMatchObject({ code: 'auth_provider_missing', plugin: 'always-open', details: { route: 'GET /secret' } });
+  });
+});

@@ -63,6 +63,12 @@ describe('CORS per listener', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('refuses origins "*" on a listener with auth off, which only its origin check protects', () => {
+    expect(() => testManifest({ listeners: [{ name: 'api', port: 0, plugins: [], cors: { origins: '*' } }], plugins: {} }, tempDir())).toThrowError(
+      expect.objectContaining({ code: 'manifest_invalid', message: expect.stringContaining('listeners[0].cors.origins') }),
+    );
+  });
+
   it('refuses origins "*" with credentials in the manifest', () => {
     expect(() =>
       testManifest({ listeners: [{ name: 'api', port: 0, plugins: [], cors: { origins: '*', credentials: true } }], plugins: {} }, tempDir()),

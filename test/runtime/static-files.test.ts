@@ -35,6 +35,7 @@ describe('static files (ctx.routes.static)', () => {
     writeFileSync(join(site, 'assets', 'app.3f9a1c2b.js'), 'console.log("app")');
     writeFileSync(join(site, 'assets', 'logo.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     writeFileSync(join(site, 'a b.txt'), 'spaced');
+    writeFileSync(join(site, 'assets', 'my-component.js'), 'export {}');
     writeFileSync(join(outside, 'secret.txt'), 'top secret');
     symlinkSync(join(outside, 'secret.txt'), join(site, 'leak.txt'));
     symlinkSync(outside, join(site, 'elsewhere'));
@@ -61,6 +62,21 @@ describe('static files (ctx.routes.static)', () => {
     expect(svg.headers.get('cache-control')).toBe('public, max-age=600');
     expect(svg.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await (await fetch(`${base}/ui/a%20b.txt`)).text()).toBe('spaced');
+    // A long word is not a content hash: a file named so changes in place and must be revalidated.
+    expect((await fetch(`${base}/ui/assets/my-component.js`)).headers.get('cache-control')).toBe('public, max-age=600');
+  });
+
+  it('answers 304 to If-Modified-Since at or after Last-Modified, and 200 before it', async () => {
+    const first = await fetch(`${base}/ui/assets/logo.svg`);
+    const modified = first.headers.get('last-modified')!;
+    expect(new Date(modified).getTime()).toBeGreaterThan(Date.now() - 3_600_000);
+    const same = await fetch(`${base}/ui/assets/logo.svg`, { headers: { 'if-modified-since': modified } });
+    expect(same.status).toBe(304);
+    expect(await same.text()).toBe('');
+    const older = new Date(new Date(modified).getTime() - 60_000).toUTCString();
+    expect((await fetch(`${base}/ui/assets/logo.svg`, { headers: { 'if-modified-since': older } })).status).toBe(200);
+    // A changed ETag wins over a date: the file is sent again.
+    expect((await fetch(`${base}/ui/assets/logo.svg`, { headers: { 'if-none-match': 'W/"0-0"' } })).status).toBe(200);
   });
 
   it('answers 304 to a conditional request and HEAD without a body', async () => {
@@ -108,6 +124,32 @@ describe('static files (ctx.routes.static)', () => {
     // A file that is not there stays a 404, and so does a client that does not ask for HTML.
     expect((await fetch(`${base}/ui/assets/missing.js`, { headers: { accept: 'text/html' } })).status).toBe(404);
     expect((await fetch(`${base}/ui/settings/keys`, { headers: { accept: 'application/json' } })).status).toBe(404);
+  });
+});
+
+describe('static files with an explicit immutable pattern', () => {
+  const site = tempDir('tessera-site-');
+  let t: TestApp;
+
+  beforeAll(async () => {
+    writeFileSync(join(site, 'index.html'), '<!doctype html><title>vite</title>');
+    mkdirSync(join(site, 'assets'));
+    // Vite's hashes are 8 base64url characters, sometimes without a digit.
+    writeFileSync(join(site, 'assets', 'index-DqXbHwAe.js'), 'export {}');
+    writeFileSync(join(site, 'favicon.3f9a1c2b.ico'), 'x');
+    t = await createTestApp({
+      listeners: [{ name: 'web', port: 0, plugins: ['static-site'] }],
+      plugins: { 'static-site': { module: './plugins/static-site/index.js', options: { dir: site, prefix: '/', immutable: '^/assets/' } } },
+    });
+  });
+  afterAll(() => t.stop());
+
+  it('caches what the pattern names for a year, and revalidates the rest', async () => {
+    expect((await fetch(`${t.url()}/assets/index-DqXbHwAe.js`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${t.url()}/favicon.3f9a1c2b.ico`)).headers.get('cache-control')).toBe('no-cache');
+    const root = await fetch(`${t.url()}/`);
+    expect(root.headers.get('cache-control')).toBe('no-cache');
+    expect(await root.text()).toContain('<title>vite</title>');
   });
 });
 

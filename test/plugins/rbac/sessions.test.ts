@@ -1,8 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubListener, startRbac, type RbacApp } from './helpers.js';
 
 const feed = { module: fileURLToPath(new URL('./fixtures/feed/index.ts', import.meta.url)) };
+/** A UI the operator hosts on another origin, listed in the hub listener's `cors.origins`. */
+const ui = 'https://ui.example.com';
 
 describe('browser sessions', () => {
   let r: RbacApp;
@@ -18,7 +21,7 @@ describe('browser sessions', () => {
 
   beforeAll(async () => {
     r = await startRbac({
-      manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'feed'] }], plugins: { feed } },
+      manifest: { listeners: [{ ...hubListener, plugins: ['rbac', 'feed'], cors: { origins: [ui], credentials: true } }], plugins: { feed } },
       options: { sessions: { ttlSeconds: 3600, idleSeconds: 60 } },
     });
     base = r.t.url('hub');
@@ -71,6 +74,29 @@ describe('browser sessions', () => {
     expect(cross.status).toBe(403);
   });
 
+  it('lets a UI on an origin the listener lists sign in and send credentialed requests, CSRF token included', async () => {
+    const res = await fetch(`${base}/hub/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ui },
+      body: JSON.stringify({ apiKey: vera.secret }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ui);
+    expect(res.headers.get('access-control-allow-credentials')).toBe('true');
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = ((await res.json()) as { session: { csrfToken: string } }).session.csrfToken;
+    const preflight = await fetch(`${base}/hub/feed/echo`, {
+      method: 'OPTIONS',
+      headers: { origin: ui, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-csrf-token' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-csrf-token');
+    expect((await fetch(`${base}/hub/feed/echo`, { method: 'POST', headers: { origin: ui, cookie } })).status).toBe(403);
+    const echoed = await fetch(`${base}/hub/feed/echo`, { method: 'POST', headers: { origin: ui, cookie, 'x-csrf-token': csrf } });
+    expect(echoed.status).toBe(200);
+    expect(echoed.headers.get('access-control-allow-origin')).toBe(ui);
+  });
+
   it('needs the CSRF token for a state change with the cookie, and not with a key', async () => {
     const { cookie, csrf } = await signIn(vera.secret);
     const without = await fetch(`${base}/hub/feed/echo`, { method: 'POST', headers: { cookie } });
@@ -113,6 +139,26 @@ describe('browser sessions', () => {
     expect((await fetch(`${base}/hub/me`, { headers: { cookie } })).status).toBe(200);
     expect((await r.call('DELETE', `/hub/rbac/keys/${kim.key.id}`)).status).toBe(200);
     expect((await fetch(`${base}/hub/me`, { headers: { cookie } })).status).toBe(401);
+  });
+
+  it('expires a session at the end of its lifetime, however active it was', async () => {
+    const { cookie } = await signIn(vera.secret);
+    const realNow = Date.now;
+    try {
+      // Requests every 50 s keep it from idling out; the 3600 s lifetime still ends it.
+      for (let t = 50_000; t < 3_600_000; t += 50_000) {
+        Date.now = () => realNow() + t;
+        expect((await fetch(`${base}/hub/session`, { headers: { cookie } })).status).toBe(200);
+        // The last-seen time is written asynchronously; in real use the next request is 50 s away.
+        await sleep(15);
+      }
+      Date.now = () => realNow() + 3_600_000;
+      const res = await fetch(`${base}/hub/me`, { headers: { cookie } });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('session_expired');
+    } finally {
+      Date.now = realNow;
+    }
   });
 
   it('expires a session after its idle timeout', async () => {
