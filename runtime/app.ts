@@ -10,7 +10,7 @@ import { createOutboundClient, type OutboundClient } from './outbound/outbound-c
 import { JobStore } from './jobs/job-store.js';
 import { PluginJobRunner } from './jobs/plugin-jobs.js';
 import { HttpListener, ListenerError } from './listener.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogSync } from './logger.js';
 import type { ResolvedManifest } from './manifest.js';
 import { RuntimeMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
@@ -482,16 +482,16 @@ export class App {
         }
       }
       for (const runtime of this.plugins) await runtime.jobs.start();
-      for (const listener of this.listeners) await listener.listen();
+      for (const listener of this.listeners) {
+        await listener.listen();
+        this.log.info({ listener: listener.name, url: listener.address.url, plugins: listener.config.plugins }, 'listening');
+        flushLogSync(this.log);
+      }
     } catch (err) {
       await this.stop();
       throw err;
     }
     this.state = 'running';
-    for (const listener of this.listeners) {
-      const { url } = listener.address;
-      this.log.info({ listener: listener.name, url, plugins: listener.config.plugins }, 'listening');
-    }
   }
 
   /**

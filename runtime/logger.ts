@@ -25,6 +25,23 @@ function bufferedStdout(): pino.DestinationStream {
   return stream;
 }
 
+/** Lines at this level and above (warn, error, fatal) are written before the call returns. */
+const urgentLevel = 40;
+
+/**
+ * Writes what the logger holds before returning. Start-up calls it once the listeners accept
+ * connections, so a `listening` line (and anything logged during start, such as rbac's one-time
+ * bootstrap key) is on stdout before a client can reach the process, even if it is killed next.
+ */
+export function flushLogSync(log: Logger): void {
+  const stream = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as { flushSync?: () => void } | undefined;
+  try {
+    stream?.flushSync?.();
+  } catch {
+    // A stream still opening, already closed or not a file (tests' in-memory streams): nothing is held.
+  }
+}
+
 /**
  * Structured JSON lines (`time` in epoch milliseconds, pino's default and its cheapest). The level comes from TESSERA_LOG_LEVEL (default `info`); writes to stdout
  * are asynchronous so a busy listener does not wait on the terminal, and are flushed on shutdown.
@@ -38,6 +55,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { pid: process.pid },
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: pino.stdSerializers.err },
+      hooks: {
+        // A warning or an error may be the last line before a crash; it is not left in the buffer.
+        logMethod(args, method, level) {
+          method.apply(this, args);
+          if (level >= urgentLevel) flushLogSync(this);
+        },
+      },
     },
     destination,
   );

@@ -73,6 +73,47 @@ describe('tessera CLI', () => {
     }
   });
 
+  it('has the bootstrap key and the listening line on stdout by the time the port answers, even when killed at once', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const d = dir();
+    const file = path.join(d, 'manifest.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'cli-flush',
+        dataDir: './data',
+        listeners: [{ name: 'hub', port, plugins: ['rbac'] }],
+        plugins: { rbac: {} },
+        auth: { provider: 'rbac' },
+      }),
+    );
+    const cli = runCli(['serve', '--manifest', file]);
+    running.push(cli);
+    const deadline = Date.now() + 15_000;
+    let up = false;
+    while (!up && Date.now() < deadline) {
+      up = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (!up) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(up).toBe(true);
+    cli.child.kill('SIGKILL');
+    await cli.exited;
+    const lines = cli
+      .stdout()
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const key = lines.find((l) => typeof l.apiKey === 'string');
+    expect(key?.apiKey).toMatch(/^\S{20,}$/);
+    expect(lines.find((l) => l.msg === 'listening')).toMatchObject({ listener: 'hub', url: `http://127.0.0.1:${port}` });
+  });
+
   it('exits 1 naming the file and path for an invalid manifest', async () => {
     const d = dir();
     const file = path.join(d, 'bad.json');
