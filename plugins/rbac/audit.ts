@@ -18,7 +18,8 @@ export type AuditAction = (typeof auditActions)[number];
 export interface AuditActor {
   userId: string;
   userName: string;
-  keyId: string;
+  /** `null` when the actor signed in with a password. */
+  keyId: string | null;
 }
 
 export interface AuditEntry {
@@ -145,7 +146,8 @@ export class AuditLog {
    */
   recordDenied(input: DeniedInput, now = new Date()): Promise<AuditEntry> {
     const partition = input.tenant ?? SYSTEM;
-    const who = input.actor?.keyId ?? (input.target ? `key:${input.target.id}` : `ip:${input.ip ?? ''}`);
+    const actor = input.actor ? (input.actor.keyId ?? `user:${input.actor.userId}`) : undefined;
+    const who = actor ?? (input.target ? `${input.target.type}:${input.target.id}` : `ip:${input.ip ?? ''}`);
     const { method, path, permission, route, reason } = input.details;
     const group = JSON.stringify([partition, input.action, who, method, permission, route ?? path, reason ?? null]);
     // One at a time per group: concurrent refusals must find the entry the first one made.

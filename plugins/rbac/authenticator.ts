@@ -14,9 +14,10 @@ import type { UserRecord, UserStore } from './users.js';
 
 /** What handlers receive as `request.principal` on routes this plugin authenticates. */
 export interface RbacPrincipal extends Principal {
-  /** The key's id. */
+  /** The key's id; the user's id for a browser signed in with a user name and password. */
   id: string;
-  kind: 'key';
+  /** `user` for a browser session opened with a password: it holds the user's role permissions. */
+  kind: 'key' | 'user';
   /** The tenant the request acts in: the key's own, or the one named by `X-Tenant` for cross-tenant keys. */
   tenant: string;
   /** The key's own tenant. */
@@ -26,7 +27,8 @@ export interface RbacPrincipal extends Principal {
   userId: string;
   userName: string;
   roles: string[];
-  keyName: string;
+  /** `null` for a password session. */
+  keyName: string | null;
   /** Search indexes the key may reach (names, `prefix*`, or `*`); search hides the others. */
   indexes: string[];
   /** A tenant token's rules: index pattern -> filter ANDed with each search (null: none). */
@@ -61,7 +63,7 @@ export function effectivePermissions(deps: Pick<AuthenticatorDeps, 'roles' | 'pe
 }
 
 export function actorOf(principal: RbacPrincipal): AuditActor {
-  return { userId: principal.userId, userName: principal.userName, keyId: principal.id };
+  return { userId: principal.userId, userName: principal.userName, keyId: principal.kind === 'key' ? principal.id : null };
 }
 
 /**
@@ -112,7 +114,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
 
     const now = Date.now();
-    let key: KeyRecord;
+    let key: KeyRecord | undefined;
     let user: UserRecord;
     let rules: SearchRules | undefined;
     if (presented !== undefined) {
@@ -141,11 +143,14 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       user = owner;
       rules = claims?.rules;
     } else {
-      // A browser session: the key it was opened with must still be valid, and its user enabled.
+      // A browser session: its user must be enabled, and the key it was opened with (if it was
+      // opened with a key rather than a password) still valid.
       const found = deps.sessions.lookup(sessionId!, now);
-      const record = found.ok ? deps.keys.get(found.record.keyId) : undefined;
-      const owner = record ? deps.users.get(record.tenant, record.userId) : undefined;
-      if (!found.ok || !record || keyState(record, now) !== 'active' || !owner || owner.disabled) {
+      const keyId = found.ok ? found.record.keyId : null;
+      const record = keyId !== null ? deps.keys.get(keyId) : undefined;
+      const owner = found.ok ? deps.users.get(found.record.tenant, found.record.userId) : undefined;
+      const keyValid = keyId === null || (record !== undefined && keyState(record, now) === 'active' && record.userId === owner?.id);
+      if (!found.ok || !keyValid || !owner || owner.disabled) {
         if (found.ok) await deps.sessions.remove(sessionId!);
         outcomes.inc({ outcome: 'session_invalid' });
         throw found.ok || found.reason === 'unknown' ? sessionInvalid() : sessionExpired();
@@ -160,29 +165,31 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       user = owner;
     }
 
-    // A token searches, and nothing else, whatever its parent key may do.
-    const permissions = rules ? effectivePermissions(deps, key, user).filter((p) => p === 'search:read') : effectivePermissions(deps, key, user);
+    // A token searches, and nothing else, whatever its parent key may do. A password session holds
+    // what the user's roles grant.
+    const granted = key ? effectivePermissions(deps, key, user) : deps.permissions.normalise([...deps.roles.permissionsOf(user.tenant, user.roles)]);
+    const permissions = rules ? granted.filter((p) => p === 'search:read') : granted;
     const held = new Set(permissions);
     const principal: RbacPrincipal = {
-      id: key.id,
-      kind: 'key',
-      tenant: key.tenant,
-      homeTenant: key.tenant,
+      id: key?.id ?? user.id,
+      kind: key ? 'key' : 'user',
+      tenant: user.tenant,
+      homeTenant: user.tenant,
       permissions,
       userId: user.id,
       userName: user.name,
       roles: user.roles,
-      keyName: key.name,
-      indexes: rules ? Object.keys(rules) : (key.indexes ?? ['*']),
+      keyName: key?.name ?? null,
+      indexes: rules ? Object.keys(rules) : (key?.indexes ?? ['*']),
       ...(rules ? { searchRules: rules } : {}),
     };
     try {
-      principal.tenant = effectiveTenant(request.headers, key.tenant, held);
+      principal.tenant = effectiveTenant(request.headers, user.tenant, held);
     } catch (err) {
       if (isTesseraError(err) && err.code === 'tenant_mismatch') {
         outcomes.inc({ outcome: 'tenant_mismatch' });
         await deps.audit.recordDenied({
-          tenant: key.tenant,
+          tenant: user.tenant,
           action: 'auth.denied',
           actor: actorOf(principal),
           ...where,
@@ -203,7 +210,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       throw permissionDenied(request.permission);
     }
     outcomes.inc({ outcome: 'ok' });
-    deps.keys.touch(key.id, now);
+    if (key) deps.keys.touch(key.id, now);
     return principal;
   };
 }

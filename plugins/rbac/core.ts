@@ -1,6 +1,7 @@
-import { parseTrustedProxies } from './client-address.js';
+import { clientAddress, parseTrustedProxies } from './client-address.js';
 import type { Database } from 'lmdb';
 import type { Authenticator, PermissionInfo, PluginContext } from 'tessera/plugin';
+import { PasswordStore } from './passwords.js';
 import { SessionStore, type SessionRecord } from './sessions.js';
 import { AuditLog, type AuditEntry } from './audit.js';
 import { createAuthenticator } from './authenticator.js';
@@ -26,6 +27,9 @@ export interface RbacCore {
   guard: BruteForceGuard;
   audit: AuditLog;
   sessions: SessionStore;
+  passwords: PasswordStore;
+  /** The client's address as the brute-force guard and the audit log see it (trusted proxies applied). */
+  addressOf(peer: string | undefined, headers: Headers): string | undefined;
   meta: Database<unknown, string>;
   authenticate: Authenticator;
   /** Runs `fn` in one write transaction of the store. */
@@ -36,7 +40,7 @@ export interface RbacCore {
  * Named databases (format 1): `users` [tenant, userId], `userNames` [tenant, name] -> userId,
  * `roles` [tenant, name], `keys` keyId, `keysByTenant` [tenant, keyId] -> userId,
  * `keyUsage` keyId -> ms, `audit` [tenant or "", seq], `auditOrder` seq -> tenant or "",
- * `sessions` sha256(session id) -> SessionRecord, `meta`.
+ * `sessions` sha256(session id) -> SessionRecord, `passwords` [tenant, userId] -> scrypt hash, `meta`.
  */
 export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
   ctx.store.checkFormat(RBAC_DATA_FORMAT);
@@ -79,7 +83,9 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     ttlSeconds: options.sessions.ttlSeconds,
     idleSeconds: options.sessions.idleSeconds,
   });
+  const passwords = new PasswordStore(ctx.store.db<string, [string, string]>('passwords'));
   const verifier = new KeyVerifier(keys);
+  const trustedProxies = parseTrustedProxies(options.trustedProxies);
   const guard = new BruteForceGuard(options.bruteForce);
   const authenticate = createAuthenticator({
     keys,
@@ -92,7 +98,7 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     guard,
     audit,
     metrics: ctx.metrics,
-    trustedProxies: parseTrustedProxies(options.trustedProxies),
+    trustedProxies,
     sessions,
   });
   return {
@@ -107,6 +113,8 @@ export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
     guard,
     audit,
     sessions,
+    passwords,
+    addressOf: (peer, headers) => clientAddress(peer, headers, trustedProxies),
     meta,
     authenticate,
     transaction: (fn) => ctx.store.transaction(fn),

@@ -31,6 +31,11 @@ export const rbacErrorCodes = [
     status: 401,
     when: 'The session cookie names no session (signed out, or never signed in), or the key it was opened with is no longer valid.',
   },
+  {
+    code: 'invalid_credentials',
+    status: 401,
+    when: 'Signing in with a user name and password failed: no such user in the tenant, no password set, a wrong password or a disabled user (the answer does not say which).',
+  },
   { code: 'session_expired', status: 401, when: 'The browser session passed its lifetime or its idle timeout; sign in again.' },
   {
     code: 'csrf_token_invalid',
@@ -51,6 +56,9 @@ export const missingApiKey = (): TesseraError =>
 export const invalidApiKey = (): TesseraError => new AuthenticationError('invalid_api_key', 'The API key is not valid.', { plugin });
 
 export const sessionInvalid = (): TesseraError => new AuthenticationError('session_invalid', 'The session is not valid; sign in again.', { plugin });
+
+/** One answer for an unknown user, a user without a password, a wrong password and a disabled user. */
+export const invalidCredentials = (): TesseraError => new AuthenticationError('invalid_credentials', 'The user name or password is not valid.', { plugin });
 
 export const sessionExpired = (): TesseraError => new AuthenticationError('session_expired', 'The session has expired; sign in again.', { plugin });
 

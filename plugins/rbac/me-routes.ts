@@ -8,17 +8,17 @@ export function registerMeRoutes(routes: Routes, core: RbacCore): void {
     permission: 'authenticated',
     authenticate: 'always',
     throttle: 'light',
-    summary: 'The calling key: its user, tenant and effective permissions',
+    summary: 'The caller: its user, tenant, key (null for a password session) and effective permissions',
     tags,
     handler: async (request) => {
       const principal = principalOf(request);
       const user = core.users.get(principal.homeTenant, principal.userId)!;
-      const key = core.keys.get(principal.id)!;
+      const key = principal.kind === 'key' ? core.keys.get(principal.id) : undefined;
       return {
         tenant: principal.tenant,
         homeTenant: principal.homeTenant,
         user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, roles: user.roles },
-        key: core.keys.view(key, Date.now()),
+        key: key ? core.keys.view(key, Date.now()) : null,
         permissions: principal.permissions,
       };
     },

@@ -18,7 +18,7 @@ export const tags = ['rbac'];
  */
 export function principalOf(request: RouteRequest<unknown, unknown>): RbacPrincipal {
   const principal = request.principal as RbacPrincipal | undefined;
-  if (principal?.kind === 'key' && typeof principal.homeTenant === 'string') return principal;
+  if ((principal?.kind === 'key' || principal?.kind === 'user') && typeof principal.homeTenant === 'string') return principal;
   throw new TesseraError('auth_provider_missing', 500, 'rbac routes need rbac as the auth provider ("auth": {"provider": "rbac"} or no other provider).', {
     plugin: 'rbac',
   });

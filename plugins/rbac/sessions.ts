@@ -1,6 +1,6 @@
 /**
  * Browser sessions: a page cannot keep an API key safely, and an `EventSource` cannot send one,
- * so a user signs in once with a key and the browser holds an HttpOnly cookie naming a session
+ * so a user signs in once with a key (or a user name and password) and the browser holds an HttpOnly cookie naming a session
  * kept here. The cookie holds only a random id; the store keeps its SHA-256, so a copy of the
  * store does not sign anyone in. Each session carries a CSRF token that state-changing requests
  * authenticated by the cookie must echo in `x-csrf-token`.
@@ -11,7 +11,8 @@ import type { Database } from 'lmdb';
 export const SESSION_COOKIE = 'tessera_session';
 
 export interface SessionRecord {
-  keyId: string;
+  /** The key the browser signed in with; `null` when it signed in with a user name and password. */
+  keyId: string | null;
   tenant: string;
   userId: string;
   csrf: string;
@@ -62,7 +63,7 @@ export class SessionStore {
     readonly options: SessionOptions,
   ) {}
 
-  async create(key: { id: string; tenant: string; userId: string }, now = Date.now()): Promise<{ id: string; record: SessionRecord }> {
+  async create(key: { id: string | null; tenant: string; userId: string }, now = Date.now()): Promise<{ id: string; record: SessionRecord }> {
     const id = randomBytes(32).toString('base64url');
     const at = new Date(now).toISOString();
     const record: SessionRecord = {

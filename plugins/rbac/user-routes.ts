@@ -5,9 +5,20 @@ import { grantExceedsPermissions, unknownRole, userExists, userNotFound } from '
 import { newId } from './ids.js';
 import { notHeld } from './permissions.js';
 import { auditContext, principalOf, idCursor, pageQuery, tags, takePage, type Routes } from './route-helpers.js';
+import { maxPasswordLength, minPasswordLength } from './passwords.js';
 import { userNamePattern, type UserRecord } from './users.js';
 
 const roleList = z.array(z.string().min(1).max(40)).max(32);
+const password = z
+  .string()
+  .min(minPasswordLength)
+  .max(maxPasswordLength)
+  .describe(`For signing a browser in (POST /hub/session); ${minPasswordLength}-${maxPasswordLength} characters. Stored as an scrypt hash, never returned.`);
+
+/** A user as answers show it: the record, and whether a password is set (never the hash). */
+function userView(core: RbacCore, user: UserRecord): UserRecord & { hasPassword: boolean } {
+  return { ...user, hasPassword: core.passwords.has(user.tenant, user.id) };
+}
 
 const createBody = z
   .object({
@@ -15,6 +26,7 @@ const createBody = z
     displayName: z.string().min(1).max(200).optional(),
     email: z.email().optional(),
     roles: roleList.default(['viewer']).describe('Built-in or custom role names; default ["viewer"].'),
+    password: password.optional(),
   })
   .strict();
 
@@ -26,6 +38,7 @@ const updateBody = z
     email: z.email().nullable().optional(),
     roles: roleList.optional().describe("Replaces the user's roles."),
     disabled: z.boolean().optional().describe("A disabled user's keys are refused at once."),
+    password: password.nullable().optional().describe('Sets the password (ending the sessions opened with the old one); `null` removes it.'),
   })
   .strict()
   .refine((b) => (b.id === undefined) !== (b.name === undefined), { message: 'give exactly one of "id" or "name"', path: ['id'] });
@@ -50,7 +63,7 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
     handler: async (request) => {
       const principal = principalOf(request);
       const page = takePage(core.users.list(principal.tenant, idCursor(request.query.cursor)), request.query.limit);
-      return { users: page.items, nextCursor: page.nextCursor };
+      return { users: page.items.map((u) => userView(core, u)), nextCursor: page.nextCursor };
     },
   });
 
@@ -81,15 +94,16 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
         createdBy: principal.userId,
       };
       if (!(await core.users.create(user))) throw userExists(body.name);
+      if (body.password !== undefined) await core.passwords.set(user.tenant, user.id, body.password);
       await core.audit.append({
         tenant: user.tenant,
         action: 'user.created',
         actor: actorOf(principal),
         target: { type: 'user', id: user.id },
         ...auditContext(core, request),
-        details: { name: user.name, roles },
+        details: { name: user.name, roles, password: body.password !== undefined },
       });
-      return reply(201, { user });
+      return reply(201, { user: userView(core, user) });
     },
   });
 
@@ -99,7 +113,7 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
     permission: 'rbac:manage',
     authenticate: 'always',
     body: updateBody,
-    summary: "Change a user's roles, names or disabled flag",
+    summary: "Change a user's roles, names, password or disabled flag",
     tags,
     handler: async (request) => {
       const principal = principalOf(request);
@@ -122,7 +136,16 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
         updatedAt: new Date().toISOString(),
       }));
       if (!updated) throw userNotFound(which);
-      const changed = (['displayName', 'email', 'roles', 'disabled'] as const).filter((f) => JSON.stringify(target[f]) !== JSON.stringify(updated[f]));
+      const changed: string[] = (['displayName', 'email', 'roles', 'disabled'] as const).filter(
+        (f) => JSON.stringify(target[f]) !== JSON.stringify(updated[f]),
+      );
+      if (body.password !== undefined) {
+        if (body.password === null) await core.passwords.remove(updated.tenant, updated.id);
+        else await core.passwords.set(updated.tenant, updated.id, body.password);
+        // Whoever signed in with the old password (perhaps the reason for the change) is signed out.
+        await core.sessions.removeWhere((s) => s.keyId === null && s.tenant === updated.tenant && s.userId === updated.id);
+        changed.push('password');
+      }
       if (changed.length > 0) {
         const rolesChanged = changed.includes('roles');
         await core.audit.append({
@@ -134,7 +157,7 @@ export function registerUserRoutes(routes: Routes, core: RbacCore): void {
           details: rolesChanged ? { changed, before: target.roles, after: updated.roles } : { changed },
         });
       }
-      return { user: updated };
+      return { user: userView(core, updated) };
     },
   });
 }

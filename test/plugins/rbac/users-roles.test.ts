@@ -30,6 +30,7 @@ describe('users and roles', () => {
         createdAt: expect.any(String),
         updatedAt: created.body.user.createdAt,
         createdBy: adminUserId,
+        hasPassword: false,
       },
     });
     const plain = await r.call('POST', '/hub/rbac/users', { body: { name: 'linus' } });
