@@ -63,6 +63,8 @@ export class TesseraAdapter implements SearchAdapter {
   }
 
   async overHttp(): Promise<HttpSearchClient> {
+    // The server takes the data directory's lock: the in-process engine, measured already, lets go first.
+    await this.release();
     const manifest = path.join(this.dir, 'manifest.json');
     writeFileSync(
       manifest,
@@ -110,10 +112,17 @@ export class TesseraAdapter implements SearchAdapter {
     };
   }
 
-  async close(): Promise<void> {
+  private async release(): Promise<void> {
     this.engine?.close();
     await this.runner?.close();
     await this.store?.close();
+    this.engine = undefined;
+    this.runner = undefined;
+    this.store = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.release();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
