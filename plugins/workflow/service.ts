@@ -266,24 +266,28 @@ export function capValue(value: unknown, cap: number, path: string, truncated: s
   return { $truncated: true, bytes: Buffer.byteLength(json), preview: json.slice(0, Math.max(0, cap - 100)) };
 }
 
-/** Reads `*.json` specs and `*.js`/`*.mjs` DSL modules (default export: a builder or spec; optional `inject`). */
-export async function loadWorkflowFiles(target: string): Promise<Array<{ spec: unknown; file: string; inject?: InjectFn }>> {
-  const files = statSync(target).isDirectory()
+/** The workflow files a `workflows` path names: the file itself, or a directory's `*.json` specs and `*.js`/`*.mjs` modules (not `*.test.json`). */
+export function workflowFilesIn(target: string): string[] {
+  return statSync(target).isDirectory()
     ? readdirSync(target)
         .filter((f) => /\.(json|js|mjs)$/.test(f) && !f.endsWith('.test.json'))
         .sort()
         .map((f) => path.join(target, f))
     : [target];
+}
+
+/** Reads one JSON spec or DSL module (default export: a builder or a spec; optional `inject` export or `.app({inject})`). */
+export async function loadWorkflowFile(file: string): Promise<{ spec: unknown; file: string; inject?: InjectFn }> {
+  if (file.endsWith('.json')) return { spec: JSON.parse(readFileSync(file, 'utf8')), file };
+  const mod = (await import(pathToFileURL(path.resolve(file)).href)) as { default?: unknown; inject?: InjectFn };
+  const value = mod.default as { toJSON?: () => unknown; options?: { inject?: InjectFn } } | undefined;
+  const spec = typeof value?.toJSON === 'function' ? value.toJSON() : value;
+  return { spec, file, inject: mod.inject ?? value?.options?.inject };
+}
+
+/** Reads `*.json` specs and `*.js`/`*.mjs` DSL modules. */
+export async function loadWorkflowFiles(target: string): Promise<Array<{ spec: unknown; file: string; inject?: InjectFn }>> {
   const out: Array<{ spec: unknown; file: string; inject?: InjectFn }> = [];
-  for (const file of files) {
-    if (file.endsWith('.json')) {
-      out.push({ spec: JSON.parse(readFileSync(file, 'utf8')), file });
-      continue;
-    }
-    const mod = (await import(pathToFileURL(path.resolve(file)).href)) as { default?: unknown; inject?: InjectFn };
-    const value = mod.default as { toJSON?: () => unknown; options?: { inject?: InjectFn } } | undefined;
-    const spec = typeof value?.toJSON === 'function' ? value.toJSON() : value;
-    out.push({ spec, file, inject: mod.inject ?? value?.options?.inject });
-  }
+  for (const file of workflowFilesIn(target)) out.push(await loadWorkflowFile(file));
   return out;
 }
