@@ -116,7 +116,17 @@ for (let round = 1; round <= rounds; round++) {
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${driver}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       const after = (await hub(server, '/hub/metrics')) as { storedExecutions: number; storeBytes: number };
       (totals[driver] ??= []).push(r.rps);
-      emit({ part: 'http', round, driver, connections, durationS: duration, ...r, storedBefore: before.storedExecutions, storedAfter: after.storedExecutions, storeBytes: after.storeBytes });
+      emit({
+        part: 'http',
+        round,
+        driver,
+        connections,
+        durationS: duration,
+        ...r,
+        storedBefore: before.storedExecutions,
+        storedAfter: after.storedExecutions,
+        storeBytes: after.storeBytes,
+      });
     } finally {
       await stopServer(server);
     }
