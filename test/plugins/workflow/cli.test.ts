@@ -74,7 +74,7 @@ describe('tessera workflow commands', () => {
     expect(cli(['validate', 'x.json', '--mode', 'compare'], d)).toMatchObject({ status: 2, stderr: expect.stringContaining('Unknown option "--mode"') });
   });
 
-  it('serve --workflows: JSON specs and DSL modules answer on the port, with the hub and the DSL inject', async () => {
+  it('serve --workflows: JSON specs and DSL modules answer on the port, with the hub, the DSL inject and a hub export that runs', async () => {
     const d = dir();
     write(d, 'flows/orders.json', seed());
     write(d, 'flows/quote.mjs', dslModule);
@@ -101,6 +101,24 @@ describe('tessera workflow commands', () => {
     const trace = (await (await fetch(`${url}/hub/traces/${quote.execution}`, { headers: { 'x-api-key': key } })).json()) as any;
     expect(trace.trace).toMatchObject({ workflow: 'quote', status: 'completed', fields: { customer: 'bo' } });
     expect((await fetch(`${url}/health`)).status).toBe(200);
+
+    // The hub's export, written out and started in a child process by its own start script.
+    const exported = await fetch(`${url}/hub/deploy/export`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hub-shop', ids: ['orders'] }),
+    });
+    expect(exported.status).toBe(200);
+    const { bundle } = (await exported.json()) as { bundle: { files: Record<string, string> } };
+    const b = dir();
+    for (const [rel, content] of Object.entries(bundle.files)) write(b, rel, content);
+    const start = JSON.parse(bundle.files['package.json']!).scripts.start as string;
+    expect(start).toBe('tessera serve --workflows workflows --port 8787');
+    const served = runCli([...start.split(' ').slice(1), '--port', '0'], { cwd: b });
+    running.push(served);
+    const bundled = await post(`${await listening(served)}/orders`, { customer: 'cy', amount: 150 }, { 'x-tenant-id': 'south' });
+    expect(bundled.status).toBe(200);
+    expect(bundled.body).toEqual({ customer: 'cy', amount: 150, tenant: 'south', at: expect.any(String), review: true, price: 12 });
 
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
