@@ -5,10 +5,13 @@
  * In-process: engine overhead per step on a 10-step `map` chain (p50, p99). Over HTTP: autocannon
  * against `tessera serve --workflows` in its own process, a 3-step workflow route with every
  * execution and its timeline persisted, on LMDB (default) and on SQLite (`--db-path`).
+ * The same run loads the runtime's echo route (bench/http: same pipeline, JSON body, no engine and
+ * no store write) as the in-run baseline, so the ratio holds on a busy machine; each measurement
+ * also reports the server's CPU time per request (/proc, its threads included).
  * Prints one JSON line per measurement and a summary line; the table lives in bench/README.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +50,8 @@ const spec = {
   ],
 };
 const body = JSON.stringify({ customer: 'ann', amount: 150 });
+/** The echo route's schema (bench/http): a body of about the same size. */
+const echoBody = JSON.stringify({ name: 'ann', count: 150, tags: ['a'] });
 
 interface Server {
   child: ChildProcess;
@@ -79,11 +84,33 @@ async function startServer(driver: 'lmdb' | 'sqlite'): Promise<Server> {
   return { child, dir, ...found };
 }
 
+/** The runtime with the echo plugin (bench/http/server.ts): the baseline. */
+async function startEcho(): Promise<Server> {
+  const file = fileURLToPath(new URL('../http/server.js', import.meta.url));
+  const child = spawn(process.execPath, [file, 'tessera'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TESSERA_LOG_LEVEL: 'info' } });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /\{"port":(\d+)\}/.exec(buffered);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`echo server exited with ${code}: ${buffered}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}`, key: '', dir: '' };
+}
+
+/** CPU seconds (user + system, every thread) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function stopServer(server: Server): Promise<void> {
   const exited = new Promise((resolve) => server.child.on('exit', resolve));
   server.child.kill('SIGTERM');
   await exited;
-  rmSync(server.dir, { recursive: true, force: true });
+  if (server.dir) rmSync(server.dir, { recursive: true, force: true });
 }
 
 async function hub(server: Server, p: string): Promise<any> {
@@ -99,30 +126,66 @@ async function check(server: Server, driver: string): Promise<void> {
   if (trace?.status !== 'completed' || trace.steps.length !== 3) throw new Error(`${driver}: the execution was not persisted: ${JSON.stringify(trace)}`);
 }
 
-async function load(url: string, seconds: number) {
-  const r = await autocannon({ url: `${url}/q3`, connections, duration: seconds, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+async function load(url: string, seconds: number, route = '/q3', payload = body) {
+  const r = await autocannon({
+    url: `${url}${route}`,
+    connections,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: payload,
+  });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total };
 }
 
 const totals: Record<string, number[]> = {};
+const cpu: Record<string, number[]> = {};
 for (let round = 1; round <= rounds; round++) {
-  for (const driver of round % 2 === 1 ? (['lmdb', 'sqlite'] as const) : (['sqlite', 'lmdb'] as const)) {
+  const order = round % 2 === 1 ? (['echo', 'lmdb', 'sqlite'] as const) : (['sqlite', 'lmdb', 'echo'] as const);
+  for (const kind of order) {
+    if (kind === 'echo') {
+      const server = await startEcho();
+      try {
+        const echo = (await (
+          await fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: echoBody })
+        ).json()) as {
+          ok?: boolean;
+        };
+        if (echo.ok !== true) throw new Error(`echo answered ${JSON.stringify(echo)}`);
+        await load(server.url, 1, '/echo', echoBody);
+        const c0 = cpuSeconds(server.child.pid!);
+        const r = await load(server.url, duration, '/echo', echoBody);
+        const cpuUs = ((cpuSeconds(server.child.pid!) - c0) / r.total) * 1e6;
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`echo: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        (totals.echo ??= []).push(r.rps);
+        (cpu.echo ??= []).push(cpuUs);
+        emit({ part: 'http', round, server: 'runtime-echo', connections, durationS: duration, ...r, serverCpuUsPerRequest: Math.round(cpuUs) });
+      } finally {
+        await stopServer(server);
+      }
+      continue;
+    }
+    const driver = kind;
     const server = await startServer(driver);
     try {
       await check(server, driver);
       await load(server.url, 1);
       const before = (await hub(server, '/hub/metrics')) as { storedExecutions: number };
+      const c0 = cpuSeconds(server.child.pid!);
       const r = await load(server.url, duration);
+      const cpuUs = ((cpuSeconds(server.child.pid!) - c0) / r.total) * 1e6;
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${driver}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       const after = (await hub(server, '/hub/metrics')) as { storedExecutions: number; storeBytes: number };
       (totals[driver] ??= []).push(r.rps);
+      (cpu[driver] ??= []).push(cpuUs);
       emit({
         part: 'http',
         round,
-        driver,
+        server: `workflow-${driver}`,
         connections,
         durationS: duration,
         ...r,
+        serverCpuUsPerRequest: Math.round(cpuUs),
         storedBefore: before.storedExecutions,
         storedAfter: after.storedExecutions,
         storeBytes: after.storeBytes,
@@ -134,6 +197,7 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+const echoRps = Math.round(mean(totals.echo!));
 const lmdb = Math.round(mean(totals.lmdb!));
 const sqlite = Math.round(mean(totals.sqlite!));
 // Peers' documented figures (not runnable here): n8n up to 220 executions/s on one instance,
@@ -142,8 +206,14 @@ emit({
   summary: {
     ...engine,
     engineTargetUs: 1000,
+    echoRps,
     lmdbRps: lmdb,
     sqliteRps: sqlite,
+    lmdbVsEcho: round2(lmdb / echoRps),
+    sqliteVsEcho: round2(sqlite / echoRps),
+    echoCpuUs: Math.round(mean(cpu.echo!)),
+    lmdbCpuUs: Math.round(mean(cpu.lmdb!)),
+    sqliteCpuUs: Math.round(mean(cpu.sqlite!)),
     targetRps: 2000,
     lmdbVsN8n: round2(lmdb / 220),
     lmdbVsHatchet: round2(lmdb / 2000),

@@ -28,6 +28,7 @@ describe('workflow plugin over HTTP', () => {
     expect(res.status).toBe(200);
     const id = res.headers.get('x-execution-id');
     expect(id).toMatch(/^ex/);
+    expect(res.headers.get('content-type')).toBe('application/json;charset=UTF-8');
     const out = (await res.json()) as any;
     expect(out).toMatchObject({ customer: 'ann', amount: 150, tenant: 'acme', review: true, price: 12 });
     expect(Date.parse(out.at)).toBeGreaterThan(Date.now() - 60_000);
