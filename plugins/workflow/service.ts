@@ -175,7 +175,12 @@ export class WorkflowService {
     try {
       outcome = await runWorkflow(spec, { input, attrs, now: exec.startedAt, maxDurationMs: this.ctx.config.limits.maxDurationMs, signal: request.signal });
     } catch (err) {
-      if (!(err instanceof BudgetExceeded)) throw err;
+      if (!(err instanceof BudgetExceeded)) {
+        // Not left `running` until the next start: the trace says what happened.
+        const message = err instanceof Error ? err.message : String(err);
+        await this.storage.finishExecution({ ...exec, status: 'failed', finishedAt: new Date().toISOString(), error: { code: 'internal_error', message } });
+        throw err;
+      }
       budgetError = err;
     }
     const truncated: string[] = [];
