@@ -1,74 +1,146 @@
 import 'reflect-metadata';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { App } from './app.js';
+import { pluginCommands, type CliArgs, type CliCommand, type CliHost, type CliOption } from './cli-commands.js';
 import { isTesseraError } from './errors.js';
 import { createLogger } from './logger.js';
-import { loadManifest } from './manifest.js';
+import { loadManifest, resolveManifest, type ResolvedManifest } from './manifest.js';
 import { runtimeVersion } from './version.js';
 
-export const usage = `Usage: tessera <command> [options]
+const globalOptions: Record<string, CliOption> = {
+  help: { type: 'boolean', short: 'h', description: 'Show this help' },
+  version: { type: 'boolean', short: 'v', description: 'Print the version' },
+};
 
-Commands:
-  serve                 Serve a manifest's listeners until SIGTERM or SIGINT
+/** The runtime's own command: serve a manifest file. Plugins may extend it (`serve --workflows`). */
+const serveCommand: CliCommand = {
+  name: 'serve',
+  summary: "Serve a manifest's listeners until SIGTERM or SIGINT",
+  options: {
+    manifest: { type: 'string', valueName: 'FILE', description: 'Manifest to serve (default: manifests/default.json)' },
+    'data-dir': { type: 'string', valueName: 'DIR', description: "Store directory; overrides the manifest's dataDir" },
+  },
+  run: async ({ values }) => {
+    const log = createLogger();
+    let manifest: ResolvedManifest;
+    try {
+      manifest = loadManifest((values.manifest as string | undefined) ?? 'manifests/default.json', { dataDir: values['data-dir'] as string | undefined });
+    } catch (err) {
+      reportFatal(log, err);
+      return 1;
+    }
+    return serveManifest(manifest, log);
+  },
+};
 
-Options for serve:
-  --manifest FILE       Manifest to serve (default: manifests/default.json)
-  --data-dir DIR        Store directory; overrides the manifest's dataDir
+const pad = (s: string, n: number): string => (s.length >= n ? `${s}  ` : s.padEnd(n));
+const optionLine = (name: string, o: CliOption): string =>
+  `  ${pad(`${o.short ? `-${o.short}, ` : ''}--${name}${o.valueName ? ` ${o.valueName}` : ''}`, 22)}${o.description}`;
 
-Global options:
-  -h, --help            Show this help
-  -v, --version         Print the version
-
-Environment:
-  TESSERA_LOG_LEVEL     trace, debug, info (default), warn, error, fatal or silent
-
-Exit codes: 0 clean stop, 1 start-up or runtime failure, 2 bad usage.`;
+/** The help text: every command, the runtime's and the plugins', with its options. */
+export function usageOf(commands: readonly CliCommand[]): string {
+  const lines = ['Usage: tessera <command> [options]', '', 'Commands:'];
+  for (const c of commands) lines.push(`  ${pad(`${c.name}${c.selectedBy ? ` --${c.selectedBy[0]}` : ''}${c.args ? ` ${c.args}` : ''}`, 22)}${c.summary}`);
+  for (const c of commands) {
+    const entries = Object.entries(c.options);
+    if (entries.length === 0) continue;
+    lines.push('', `Options for ${c.name}${c.selectedBy ? ` --${c.selectedBy[0]}` : ''}:`);
+    for (const [name, o] of entries) lines.push(optionLine(name, o));
+  }
+  lines.push('', 'Global options:');
+  for (const [name, o] of Object.entries(globalOptions)) lines.push(optionLine(name, o));
+  lines.push(
+    '',
+    'Environment:',
+    '  TESSERA_LOG_LEVEL     trace, debug, info (default), warn, error, fatal or silent',
+    '',
+    'Exit codes: 0 success (serve: a clean stop), 1 failure (an invalid workflow, a failing test,',
+    'a start-up or runtime failure), 2 bad usage.',
+  );
+  return lines.join('\n');
+}
 
 /** Parse argv and run; resolves to the process exit code (serve resolves only when it stops). */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        manifest: { type: 'string' },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`tessera: ${usageError(err as NodeJS.ErrnoException)}\n\n${usage}\n`);
+  const commands = [serveCommand, ...(await pluginCommands())];
+  const usage = usageOf(commands);
+  const host: CliHost = {
+    cwd: process.cwd(),
+    version: runtimeVersion,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    serve: async (data, options) => {
+      const log = createLogger();
+      let manifest: ResolvedManifest;
+      try {
+        manifest = resolveManifest(data, { file: options.label, dir: options.dir, dataDir: options.dataDir });
+      } catch (err) {
+        reportFatal(log, err);
+        return 1;
+      }
+      return serveManifest(manifest, log);
+    },
+  };
+  const fail = (message: string): number => {
+    process.stderr.write(`tessera: ${message}\n\n${usage}\n`);
     return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.version) {
+  };
+
+  // First pass, lenient: find the command word (options may come before or after it).
+  const every: Record<string, CliOption> = { ...globalOptions };
+  for (const c of commands) Object.assign(every, c.options);
+  const loose = parseArgs({ args: argv, allowPositionals: true, strict: false, options: toParseArgs(every) });
+  if (loose.values.version === true) {
     process.stdout.write(`${runtimeVersion}\n`);
     return 0;
   }
-  if (values.help) {
+  if (loose.values.help === true) {
     process.stdout.write(`${usage}\n`);
     return 0;
   }
-  const [command, ...rest] = positionals;
-  if (command === undefined) {
-    process.stderr.write(`tessera: no command given\n\n${usage}\n`);
-    return 2;
+  const name = loose.positionals[0];
+  if (name === undefined) return fail('no command given');
+  const candidates = commands.filter((c) => c.name === name);
+  if (candidates.length === 0) return fail(`unknown command "${loose.positionals.join(' ')}"`);
+
+  // Second pass, strict, with the options of the command (and of its extensions).
+  const options: Record<string, CliOption> = {};
+  for (const c of candidates) Object.assign(options, c.options);
+  Object.assign(options, globalOptions);
+  let args: CliArgs;
+  try {
+    const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: toParseArgs(options) });
+    args = { values: parsed.values as CliArgs['values'], positionals: parsed.positionals.slice(1) };
+  } catch (err) {
+    return fail(usageError(err as NodeJS.ErrnoException, options));
   }
-  if (command !== 'serve' || rest.length > 0) {
-    process.stderr.write(`tessera: unknown command "${[command, ...rest].join(' ')}"\n\n${usage}\n`);
-    return 2;
+  const given = (o: string): boolean => args.values[o] !== undefined;
+  const selected = candidates.filter((c) => c.selectedBy?.some(given));
+  const base = candidates.find((c) => !c.selectedBy);
+  if (selected.length > 1) return fail(`${selected.map((c) => `--${c.selectedBy![0]}`).join(' and ')} cannot be combined`);
+  const command = selected[0] ?? base;
+  if (!command) return fail(`"${name}" needs ${candidates.map((c) => `--${c.selectedBy![0]}`).join(' or ')}`);
+  // An option that belongs to another variant of the command (serve --workflows vs serve --manifest).
+  const foreign = Object.keys(args.values).find((o) => given(o) && !(o in command.options) && !(o in globalOptions));
+  if (foreign) {
+    const owner = candidates.find((c) => foreign in c.options)!;
+    return fail(
+      `--${foreign} is an option of "${owner.name}${owner.selectedBy ? ` --${owner.selectedBy[0]}` : ''}", not of "${command.name}${command.selectedBy ? ` --${command.selectedBy[0]}` : ''}"`,
+    );
   }
-  return serve(values.manifest ?? 'manifests/default.json', values['data-dir']);
+  const { min, max } = command.positionals ?? { min: 0, max: 0 };
+  if (args.positionals.length < min) return fail(`"${name}" needs ${command.args ?? 'an argument'}`);
+  if (args.positionals.length > max) return fail(`unknown command "${loose.positionals.join(' ')}"`);
+  return command.run(args, host);
 }
 
-async function serve(manifestFile: string, dataDir: string | undefined): Promise<number> {
-  const log = createLogger();
+function toParseArgs(options: Record<string, CliOption>): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries(Object.entries(options).map(([k, o]) => [k, o.short ? { type: o.type, short: o.short } : { type: o.type }]));
+}
+
+async function serveManifest(manifest: ResolvedManifest, log: ReturnType<typeof createLogger>): Promise<number> {
   let app: App;
   try {
-    const manifest = loadManifest(manifestFile, { dataDir });
     app = await App.create(manifest, { logger: log });
     await app.start();
   } catch (err) {
@@ -114,13 +186,16 @@ function reportFatal(log: ReturnType<typeof createLogger>, err: unknown): void {
 }
 
 /** parseArgs' own messages suggest `-- "--x` with an unbalanced quote; ours name the option and the ones that exist. */
-function usageError(err: NodeJS.ErrnoException): string {
+function usageError(err: NodeJS.ErrnoException, options: Record<string, CliOption>): string {
   const option = /'([^']+)'/.exec(err.message)?.[1];
+  const names = Object.keys(options).map((o) => `--${o}`);
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
-    return `Unknown option "${option}". Options are --manifest, --data-dir, --help and --version.`;
+    return `Unknown option "${option}". Options are ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}.`;
   }
   if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
-    return `Option "${option.split(' ')[0]}" needs a value, as in --manifest manifests/default.json.`;
+    const name = option.split(' ')[0]!.replace(/^-[a-z], /, '');
+    const o = options[name.replace(/^--/, '')];
+    return `Option "${name}" needs a value, as in ${name} ${o?.valueName ?? 'VALUE'}.`;
   }
   return err.message;
 }

@@ -38,6 +38,7 @@ export { reply, Reply } from './reply.js';
 export { sse, type ServerSentEvent } from './sse.js';
 export { BodyTooLargeError, InvalidJsonError, UnsupportedMediaTypeError, firstInvalidUtf8, mediaType } from './body.js';
 export { validate } from './validation.js';
+export { defineCommands, type CliArgs, type CliCommand, type CliHost, type CliOption } from './cli-commands.js';
 
 /** Identity: it exists so the plugin object is type-checked where it is written. */
 export function definePlugin<OptionsSchema extends z.ZodType | undefined = undefined>(

@@ -91,8 +91,8 @@ export interface Bundle {
 }
 
 /** A standalone runnable bundle: specs, a manifest and a package.json whose start runs `tessera serve`. */
-export function buildBundle(name: string, specs: readonly WorkflowSpec[], tesseraVersion: string, port = 8787): Bundle {
-  const files: Record<string, string> = {};
+export function buildBundle(name: string, specs: readonly WorkflowSpec[], tesseraVersion: string, port = 8787, tests: Record<string, string> = {}): Bundle {
+  const files: Record<string, string> = { ...tests };
   for (const s of specs) files[`workflows/${s.name}.json`] = `${JSON.stringify(s, null, 2)}\n`;
   files['package.json'] = `${JSON.stringify(
     {
@@ -102,7 +102,7 @@ export function buildBundle(name: string, specs: readonly WorkflowSpec[], tesser
       scripts: {
         start: `tessera serve --workflows workflows --port ${port}`,
         validate: 'tessera validate workflows',
-        test: 'tessera test --workflows workflows --mode compare',
+        test: 'tessera test --workflows workflows --mode compare --pass-with-no-tests',
       },
       dependencies: { tessera: `^${tesseraVersion}` },
     },

@@ -1,5 +1,6 @@
 /**
- * The fluent DSL: builds the same JSON spec as hand-written files.
+ * The fluent DSL: builds the same JSON spec as hand-written files. Users import it as
+ * `tessera/workflow` (package.json `exports`).
  *
  *   workflow('orders').route('POST', '/orders').searchFields(['customer']).tags(['demo'])
  *     .map({ customer: '{{input.customer}}' })
@@ -9,6 +10,8 @@
  *     .toJSON();
  */
 import type { JoinKind, StepSpec, WorkflowSpec } from './spec.js';
+
+export type { JoinKind, StepSpec, WorkflowSpec } from './spec.js';
 
 type Method = WorkflowSpec['route']['method'];
 

@@ -413,7 +413,25 @@ export function registerHub(
         if (ids) for (const id of ids) if (!all.some((w) => w.id === id)) throw errors.workflow_not_found({ id });
         specs = all.filter((w) => !ids || ids.includes(w.id)).map((w) => w.spec);
       }
-      const bundle = buildBundle(body?.name ?? 'tessera-workflows', specs, version);
+      // The tenant's regression tests of these workflows travel with them, as `tessera test` reads them.
+      const names = new Set(specs.map((s) => s.name));
+      const tests: Record<string, string> = {};
+      const byWorkflow = new Map<string, unknown[]>();
+      for (const t of await storage.listTests(tenant)) {
+        if (!names.has(t.workflow)) continue;
+        const entry = {
+          name: t.name,
+          workflow: t.workflow,
+          input: t.input,
+          ...(t.attrs ? { attrs: t.attrs } : {}),
+          fixtures: t.fixtures,
+          expected: t.expected,
+          ignore: t.ignore,
+        };
+        byWorkflow.set(t.workflow, [...(byWorkflow.get(t.workflow) ?? []), entry]);
+      }
+      for (const [wf, entries] of byWorkflow) tests[`workflows/${wf}.test.json`] = `${JSON.stringify(entries, null, 2)}\n`;
+      const bundle = buildBundle(body?.name ?? 'tessera-workflows', specs, version, 8787, tests);
       await storage.putDeploy({
         tenant,
         id: sortableId('export'),

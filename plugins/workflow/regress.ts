@@ -17,6 +17,8 @@ export interface TestResult {
   status: 'passed' | 'failed' | 'error';
   diff: DiffEntry[];
   error?: { stepId?: string; code: string; message: string };
+  /** The workflow's output (absent when it failed). */
+  output?: unknown;
   durationMs: number;
 }
 
@@ -73,7 +75,7 @@ export async function runTest(
     });
     if (outcome.status === 'failed') return { ...base, status: 'failed', diff: [], error: outcome.error, durationMs: outcome.durationMs };
     const diff = structuralDiff(test.expected, outcome.output, test.ignore ?? []);
-    return { ...base, status: diff.length === 0 ? 'passed' : 'failed', diff, durationMs: outcome.durationMs };
+    return { ...base, status: diff.length === 0 ? 'passed' : 'failed', diff, output: outcome.output, durationMs: outcome.durationMs };
   } catch (err) {
     const code = err instanceof BudgetExceeded ? 'execution_budget_exceeded' : 'error';
     return { ...base, status: 'error', diff: [], error: { code, message: (err as Error).message }, durationMs: 0 };

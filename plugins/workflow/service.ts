@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { sortableId, z, type PluginContext, type RouteHandle, type RouteRequest } from 'tessera/plugin';
+import { reply, sortableId, z, type PluginContext, type Reply, type RouteHandle, type RouteRequest } from 'tessera/plugin';
 import { BudgetExceeded, runWorkflow } from './engine.js';
 import { workflowErrors as errors } from './errors.js';
 import type { WorkflowOptions } from './options.js';
@@ -146,7 +146,7 @@ export class WorkflowService {
     return { tenant: request.headers.get('x-tenant-id') || this.ctx.config.defaultTenant };
   }
 
-  private async invoke(tenant: string, id: string, request: RouteRequest): Promise<Response> {
+  private async invoke(tenant: string, id: string, request: RouteRequest): Promise<Reply> {
     const record = this.specs.get(`${tenant}\u0000${id}`);
     if (!record) throw errors.workflow_not_found({ id });
     const spec = record.spec;
@@ -175,7 +175,12 @@ export class WorkflowService {
     try {
       outcome = await runWorkflow(spec, { input, attrs, now: exec.startedAt, maxDurationMs: this.ctx.config.limits.maxDurationMs, signal: request.signal });
     } catch (err) {
-      if (!(err instanceof BudgetExceeded)) throw err;
+      if (!(err instanceof BudgetExceeded)) {
+        // Not left `running` until the next start: the trace says what happened.
+        const message = err instanceof Error ? err.message : String(err);
+        await this.storage.finishExecution({ ...exec, status: 'failed', finishedAt: new Date().toISOString(), error: { code: 'internal_error', message } });
+        throw err;
+      }
       budgetError = err;
     }
     const truncated: string[] = [];
@@ -208,7 +213,9 @@ export class WorkflowService {
       const e = outcome!.error!;
       throw errors.step_failed({ stepId: e.stepId, message: e.message }, { details: { executionId: final.id, stepId: e.stepId, code: e.code }, headers });
     }
-    return new Response(JSON.stringify(outcome!.output ?? null), { status: 200, headers: { 'content-type': 'application/json;charset=UTF-8', ...headers } });
+    // The output exactly (no `ok` wrapper), sent as a string: a web Response would be streamed by
+    // the Node adapter, which costs more than the rest of a short workflow.
+    return reply(200, JSON.stringify(outcome!.output ?? null), { 'content-type': 'application/json;charset=UTF-8', ...headers });
   }
 
   fieldsOf(spec: WorkflowSpec, input: unknown, attrs: Record<string, unknown>): Record<string, string> {
@@ -221,10 +228,19 @@ export class WorkflowService {
     return out;
   }
 
+  /** prom-client children by label values: observing through one skips hashing the labels each time. */
+  private readonly children = new Map<string, { observe(v: number): void; inc(): void }>();
+  private child(key: string, make: () => { observe?(v: number): void; inc?(): void }) {
+    let c = this.children.get(key);
+    if (!c) this.children.set(key, (c = make() as { observe(v: number): void; inc(): void }));
+    return c;
+  }
+
   private observe(e: ExecutionRecord): void {
-    this.executionsTotal.inc({ workflow: e.workflow, status: e.status });
-    this.executionDuration.observe({ workflow: e.workflow }, (e.durationMs ?? 0) / 1000);
-    for (const s of e.steps) this.stepDuration.observe({ workflow: e.workflow, kind: s.kind }, s.durationMs / 1000);
+    const w = e.workflow;
+    this.child(`t\u0000${w}\u0000${e.status}`, () => this.executionsTotal.labels(w, e.status)).inc();
+    this.child(`d\u0000${w}`, () => this.executionDuration.labels(w)).observe((e.durationMs ?? 0) / 1000);
+    for (const s of e.steps) this.child(`s\u0000${w}\u0000${s.kind}`, () => this.stepDuration.labels(w, s.kind)).observe(s.durationMs / 1000);
     let st = this.stats.get(e.workflow);
     if (!st) this.stats.set(e.workflow, (st = { executions: {}, durations: [] }));
     st.executions[e.status] = (st.executions[e.status] ?? 0) + 1;
@@ -266,24 +282,28 @@ export function capValue(value: unknown, cap: number, path: string, truncated: s
   return { $truncated: true, bytes: Buffer.byteLength(json), preview: json.slice(0, Math.max(0, cap - 100)) };
 }
 
-/** Reads `*.json` specs and `*.js`/`*.mjs` DSL modules (default export: a builder or spec; optional `inject`). */
-export async function loadWorkflowFiles(target: string): Promise<Array<{ spec: unknown; file: string; inject?: InjectFn }>> {
-  const files = statSync(target).isDirectory()
+/** The workflow files a `workflows` path names: the file itself, or a directory's `*.json` specs and `*.js`/`*.mjs` modules (not `*.test.json`). */
+export function workflowFilesIn(target: string): string[] {
+  return statSync(target).isDirectory()
     ? readdirSync(target)
         .filter((f) => /\.(json|js|mjs)$/.test(f) && !f.endsWith('.test.json'))
         .sort()
         .map((f) => path.join(target, f))
     : [target];
+}
+
+/** Reads one JSON spec or DSL module (default export: a builder or a spec; optional `inject` export or `.app({inject})`). */
+export async function loadWorkflowFile(file: string): Promise<{ spec: unknown; file: string; inject?: InjectFn }> {
+  if (file.endsWith('.json')) return { spec: JSON.parse(readFileSync(file, 'utf8')), file };
+  const mod = (await import(pathToFileURL(path.resolve(file)).href)) as { default?: unknown; inject?: InjectFn };
+  const value = mod.default as { toJSON?: () => unknown; options?: { inject?: InjectFn } } | undefined;
+  const spec = typeof value?.toJSON === 'function' ? value.toJSON() : value;
+  return { spec, file, inject: mod.inject ?? value?.options?.inject };
+}
+
+/** Reads `*.json` specs and `*.js`/`*.mjs` DSL modules. */
+export async function loadWorkflowFiles(target: string): Promise<Array<{ spec: unknown; file: string; inject?: InjectFn }>> {
   const out: Array<{ spec: unknown; file: string; inject?: InjectFn }> = [];
-  for (const file of files) {
-    if (file.endsWith('.json')) {
-      out.push({ spec: JSON.parse(readFileSync(file, 'utf8')), file });
-      continue;
-    }
-    const mod = (await import(pathToFileURL(path.resolve(file)).href)) as { default?: unknown; inject?: InjectFn };
-    const value = mod.default as { toJSON?: () => unknown; options?: { inject?: InjectFn } } | undefined;
-    const spec = typeof value?.toJSON === 'function' ? value.toJSON() : value;
-    out.push({ spec, file, inject: mod.inject ?? value?.options?.inject });
-  }
+  for (const file of workflowFilesIn(target)) out.push(await loadWorkflowFile(file));
   return out;
 }

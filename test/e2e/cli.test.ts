@@ -47,7 +47,9 @@ describe('tessera CLI', () => {
   it('exits 2 with usage on an unknown flag or command', () => {
     const flag = spawnSync(process.execPath, [cliPath, 'serve', '--prot', '80'], { encoding: 'utf8' });
     expect(flag.status).toBe(2);
-    expect(flag.stderr).toContain('Unknown option "--prot". Options are --manifest, --data-dir, --help and --version.');
+    expect(flag.stderr).toContain(
+      'Unknown option "--prot". Options are --manifest, --data-dir, --workflows, --port, --db-path, --protect-invoke, --help and --version.',
+    );
     // Quotes in the message are balanced.
     expect((flag.stderr.split('\n')[0]!.match(/"/g) ?? []).length % 2).toBe(0);
     expect(flag.stderr).toContain('Usage: tessera');

@@ -28,6 +28,7 @@ describe('workflow plugin over HTTP', () => {
     expect(res.status).toBe(200);
     const id = res.headers.get('x-execution-id');
     expect(id).toMatch(/^ex/);
+    expect(res.headers.get('content-type')).toBe('application/json;charset=UTF-8');
     const out = (await res.json()) as any;
     expect(out).toMatchObject({ customer: 'ann', amount: 150, tenant: 'acme', review: true, price: 12 });
     expect(Date.parse(out.at)).toBeGreaterThan(Date.now() - 60_000);
@@ -163,7 +164,24 @@ describe('workflow plugin over HTTP', () => {
   it('exports a bundle and summarises metrics', async () => {
     const exp = await w.call('POST', '/hub/deploy/export', { body: { name: 'shop', ids: ['orders'] } });
     expect(exp.status).toBe(200);
-    expect(Object.keys(exp.body.bundle.files).sort()).toEqual(['README.md', 'manifest.json', 'package.json', 'workflows/orders.json']);
+    expect(Object.keys(exp.body.bundle.files).sort()).toEqual([
+      'README.md',
+      'manifest.json',
+      'package.json',
+      'workflows/orders.json',
+      'workflows/orders.test.json',
+    ]);
+    // The saved regression tests travel in the file format `tessera test` reads (docs/cli.md).
+    const tests = JSON.parse(exp.body.bundle.files['workflows/orders.test.json']);
+    expect(tests.map((t: any) => t.name).sort()).toEqual(['kim big order', 'wrong']);
+    expect(tests.find((t: any) => t.name === 'wrong')).toEqual({
+      name: 'wrong',
+      workflow: 'orders',
+      input: { customer: 'x', amount: 1 },
+      fixtures: { b: { price: 99 } },
+      expected: { customer: 'x', amount: 1, tenant: 'default', price: 12 },
+      ignore: ['$.at'],
+    });
     expect(JSON.parse(exp.body.bundle.files['package.json']).scripts.start).toBe('tessera serve --workflows workflows --port 8787');
     const m = await w.call('GET', '/hub/metrics');
     expect(m.status).toBe(200);
