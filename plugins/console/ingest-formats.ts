@@ -54,6 +54,8 @@ export async function* jsonItems(chunks: AsyncIterable<Uint8Array>, maxItemBytes
   let depth = 0;
   let inString = false;
   let escaped = false;
+  /** The element is a whole object, array or string: only "," or "]" may follow. */
+  let complete = false;
   let pieces: Buffer[] = [];
   let size = 0;
   let count = 0;
@@ -102,19 +104,30 @@ export async function* jsonItems(chunks: AsyncIterable<Uint8Array>, maxItemBytes
       if (inString) {
         if (escaped) escaped = false;
         else if (c === 0x5c) escaped = true;
-        else if (c === 0x22) inString = false;
+        else if (c === 0x22) {
+          inString = false;
+          complete = depth === 0;
+        }
         continue;
+      }
+      if (complete && !ws(c) && c !== 0x2c && c !== 0x5d) {
+        // The element before the break is whole: it stands, like the ones before it.
+        yield element(Buffer.concat([...pieces, b.subarray(from, i)]).toString('utf8'));
+        throw new StreamBroken('json', `expected "," or "]" after item ${count}.`);
       }
       if (c === 0x22) inString = true;
       else if (c === 0x7b || c === 0x5b) depth++;
-      else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
-      else if (depth === 0 && (c === 0x2c || c === 0x5d || c === 0x7d)) {
+      else if ((c === 0x7d || c === 0x5d) && depth > 0) {
+        depth--;
+        complete = depth === 0;
+      } else if (depth === 0 && (c === 0x2c || c === 0x5d || c === 0x7d)) {
         if (c === 0x7d) throw new StreamBroken('json', `unbalanced "}" in item ${count + 1}.`);
         const text = Buffer.concat([...pieces, b.subarray(from, i)]).toString('utf8');
         if (size + i - from > maxItemBytes) throw tooLarge();
         pieces = [];
         size = 0;
         collecting = false;
+        complete = false;
         afterValue = c === 0x2c ? false : true;
         if (c === 0x5d) mode = 'done';
         yield element(text);
