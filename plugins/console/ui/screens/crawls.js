@@ -153,7 +153,7 @@ export default function Crawls() {
                 label: 'Actions',
                 render: (s) =>
                   html`<div class="actions">
-                    <${Button} onClick=${() => runNow(s)} aria-label=${'Run ' + s.name + ' now'}>Run now<//>
+                    <${Button} onClick=${() => runNow(s)} aria-label=${'Run now ' + s.name}>Run now<//>
                     <${Button} onClick=${() => pause(s)} aria-label=${(s.paused ? 'Resume ' : 'Pause ') + s.name}>${s.paused ? 'Resume' : 'Pause'}<//>
                     <${Button} kind="danger" onClick=${() => remove(s)} aria-label=${'Delete ' + s.name}>Delete<//>
                   </div>`,

@@ -11,22 +11,16 @@ function preview(source) {
   return text.length > 160 ? text.slice(0, 160) + '…' : text;
 }
 
-function DocumentView({ index, id, hasVectors, onDeleted, onClose }) {
+/** Where the document's vector comes from: its own `_vector`, the index's embedder, or none. */
+function vectorOf(document, settings) {
+  if (Array.isArray(document._vector)) return `stored with the document (${document._vector.length} dimensions)`;
+  if (settings && settings.autoEmbed) return `embedded by the index (autoEmbed, ${settings.vectorDimensions} dimensions)`;
+  return 'none';
+}
+
+function DocumentView({ index, id, settings, onDeleted, onClose }) {
   const base = '/v1/indexes/' + encodeURIComponent(index);
-  const doc = useResource(async () => {
-    const answer = await request(urlFor('search', base + '/documents/' + encodeURIComponent(id)));
-    let vector = Array.isArray(answer.document._vector) ? answer.document._vector.length : null;
-    if (vector === null && hasVectors) {
-      // An embedded vector is not part of the stored source: ask the index for it.
-      const hit = await request(urlFor('search', base + '/search'), {
-        method: 'POST',
-        body: { filter: { in: { id: [id] } }, select: ['_vector'], highlight: false, size: 1 },
-      });
-      const v = hit.hits[0] && hit.hits[0].source._vector;
-      vector = Array.isArray(v) ? v.length : null;
-    }
-    return { document: answer.document, vector };
-  }, [id]);
+  const doc = useResource(() => request(urlFor('search', base + '/documents/' + encodeURIComponent(id))), [id]);
   const [error, setError] = useState(null);
   const remove = async () => {
     try {
@@ -41,7 +35,7 @@ function DocumentView({ index, id, hasVectors, onDeleted, onClose }) {
     <${ErrorBox} error=${doc.error || error} />
     ${
       doc.data
-        ? html`<p>Vector: ${doc.data.vector === null ? 'none' : `${doc.data.vector} dimensions`}</p>
+        ? html`<p>Vector: ${vectorOf(doc.data.document, settings)}</p>
             <${Json} value=${doc.data.document} label=${'Source of document ' + id} />`
         : html`<${Loading} />`
     }
@@ -67,7 +61,6 @@ export default function Documents({ params }) {
       }),
     [index, from, q],
   );
-  const hasVectors = Boolean(info.data && info.data.index.settings.vectorDimensions);
   return html`<${Page}
     title=${'Documents of ' + index}
     actions=${html`<${Link} class="btn btn-secondary" href=${'/indexes/' + encodeURIComponent(index)}>Index settings<//>`}
@@ -80,7 +73,7 @@ export default function Documents({ params }) {
             key=${selected}
             index=${index}
             id=${selected}
-            hasVectors=${hasVectors}
+            settings=${info.data && info.data.index.settings}
             onClose=${() => setSelected(null)}
             onDeleted=${() => {
               setMessage(`Document ${selected} deleted.`);
