@@ -60,8 +60,8 @@ export async function send(
   init: { method?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array | FormData } = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...init.headers };
-  let body: BodyInit | undefined;
-  if (init.raw !== undefined) body = init.raw as BodyInit;
+  let body: RequestInit['body'];
+  if (init.raw !== undefined) body = init.raw as RequestInit['body'];
   else if (init.body !== undefined) {
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
