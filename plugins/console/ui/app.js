@@ -31,6 +31,11 @@ function LazyScreen({ screen, params, session }) {
 
 async function loadSession() {
   const info = await request('/api/console');
+  // Asked at once, beside the session: only used when the session holds.
+  const systemAnswer = request('/v1/system').then(
+    (system) => ({ system }),
+    (error) => ({ error }),
+  );
   let session = { auth: info.auth, signIn: info.signIn, permissions: null };
   if (info.auth && info.signIn) {
     try {
@@ -42,7 +47,9 @@ async function loadSession() {
       throw e;
     }
   } else session.signedIn = true;
-  const system = await request('/v1/system');
+  const answer = await systemAnswer;
+  if (answer.error) throw answer.error;
+  const system = answer.system;
   setFleet(system, info.listener);
   return { ...session, system, name: info.name };
 }
@@ -114,6 +121,14 @@ function App() {
       }
     </main>`;
 }
+
+// The screen of the address bar starts loading with the session, not after it.
+const first = screens.find((s) => match(s.path, location.pathname));
+if (first)
+  first.load().then(
+    (m) => loaded.set(first.path, m),
+    () => undefined,
+  );
 
 const root = document.getElementById('app');
 // The boot message is static HTML, not Preact's: clear it before the first render.
