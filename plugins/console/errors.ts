@@ -22,6 +22,11 @@ export const errors = defineErrors({
     message: '{reason}',
     when: '`POST /v1/ingest/{index}` gets a body (or a multipart file) that is not JSON, NDJSON or CSV, judged by its content type, `?format=` or file name. Images are not ingested yet.',
   },
+  ingest_multipart_invalid: {
+    status: 400,
+    message: 'The multipart body cannot be read: {reason}',
+    when: '`POST /v1/ingest/{index}` gets `multipart/form-data` without a boundary, or a body that breaks the multipart format.',
+  },
   ingest_csv_invalid: {
     status: 400,
     message: 'CSV {file}: {reason}',

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
+import { errors } from './errors.js';
 
 export interface UploadedFile {
   filename: string;
@@ -19,7 +20,12 @@ export async function eachFile(
   onFile: (file: UploadedFile) => Promise<void>,
   limits: { files: number },
 ): Promise<void> {
-  const parser = busboy({ headers: { 'content-type': contentType }, limits: { files: limits.files, fieldSize: 64 * 1024 } });
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: { 'content-type': contentType }, limits: { files: limits.files, fieldSize: 64 * 1024 } });
+  } catch (err) {
+    throw errors.ingest_multipart_invalid({ reason: (err as Error).message });
+  }
   let chain = Promise.resolve();
   let failure: unknown;
   parser.on('file', (_field, stream, info) => {
@@ -40,7 +46,7 @@ export async function eachFile(
   const source = Readable.from(body);
   const done = new Promise<void>((resolve, reject) => {
     parser.on('close', resolve);
-    parser.on('error', reject);
+    parser.on('error', (err: Error) => reject(errors.ingest_multipart_invalid({ reason: err.message })));
     source.on('error', reject);
   });
   source.pipe(parser);

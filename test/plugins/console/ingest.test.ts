@@ -102,6 +102,18 @@ describe('POST /v1/ingest/{index}', () => {
     expect(await doc('m2')).toEqual({ id: 'm2', title: 'from csv' });
   });
 
+  it('answers 400 ingest_multipart_invalid for multipart without a boundary or with a broken body', async () => {
+    const noBoundary = await ingest('x', 'multipart/form-data');
+    expect(noBoundary.status).toBe(400);
+    expect(noBoundary.body.error).toMatchObject({
+      code: 'ingest_multipart_invalid',
+      message: 'The multipart body cannot be read: Multipart: Boundary not found',
+    });
+    const cut = await ingest('--b\r\nContent-Disposition: form-data; name="file"; filename="a.ndjson"\r\n\r\n{"id":"z"}', 'multipart/form-data; boundary=b');
+    expect(cut.status).toBe(400);
+    expect(cut.body.error.code).toBe('ingest_multipart_invalid');
+  });
+
   it('answers 404 for an unknown index and 415 for a body that is not JSON, NDJSON or CSV', async () => {
     const missing = await send(`${f.console}/v1/ingest/nope`, { raw: '{}', headers: { 'content-type': 'application/json' } });
     expect(missing.status).toBe(404);

@@ -33,6 +33,15 @@ describe('fleet proxy without auth', () => {
     expect(smuggled.status).toBe(404);
   });
 
+  it("serves an OpenAPI 3.1 document for the control plane's listener that validates", async () => {
+    const { Validator } = await import('@seriousme/openapi-schema-validator');
+    const doc = (await send(`${f.console}/openapi.json`)).body;
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/console', '/v1/ingest/{index}']));
+  });
+
   it('streams Server-Sent Events through', async () => {
     const scan = await send(`${f.scanner}/v1/scans/folder`, { body: { path: `${f.root}/docs`, targetIndex: 'files' } });
     expect(scan.status).toBe(200);
