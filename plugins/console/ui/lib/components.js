@@ -262,7 +262,9 @@ export function Spark({ label, values, unit = '', format = (v) => v.toFixed(1) }
   const w = 160;
   const h = 36;
   const max = Math.max(1e-9, ...values);
-  const points = values.map((v, i) => `${values.length < 2 ? 0 : (i / (values.length - 1)) * w},${h - (v / max) * (h - 2) - 1}`).join(' ');
+  // One sample is drawn as a level line, so a chart is never blank once a value is known.
+  const drawn = values.length === 1 ? [values[0], values[0]] : values;
+  const points = drawn.map((v, i) => `${(i / Math.max(1, drawn.length - 1)) * w},${h - (v / max) * (h - 2) - 1}`).join(' ');
   const last = values.length ? values[values.length - 1] : undefined;
   return html`<figure class="spark">
     <figcaption>${label}: <strong>${last === undefined ? '–' : format(last) + unit}</strong></figcaption>

@@ -28,10 +28,7 @@ function CrawlJob({ jobId }) {
   return html`<section class="panel" aria-labelledby=${'job-' + job.id} aria-live="polite">
     <h3 id=${'job-' + job.id}>Crawl ${job.id} ${stateBadge(job.state)}</h3>
     <${Progress} value=${job.progress && job.progress.value} label="Crawl progress" />
-    <p class="counts">
-      fetched ${c.fetched ?? 0} · indexed ${c.indexed ?? 0} · skipped ${c.skipped ?? 0} · unchanged ${c.unchanged ?? 0} · failed ${c.failed ?? 0} · removed
-      ${c.removed ?? 0}
-    </p>
+    <p class="counts">${['fetched', 'indexed', 'skipped', 'unchanged', 'failed', 'removed'].map((k) => `${k} ${c[k] ?? 0}`).join(' · ')}</p>
     ${
       job.errors && job.errors.length
         ? html`<${Table}

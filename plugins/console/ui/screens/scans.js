@@ -15,8 +15,7 @@ function LiveScan({ id, onStop }) {
     <h3 id=${'scan-' + id}>${scan.type} scan of ${scan.input.path || scan.input.table} ${stateBadge(scan.state)}</h3>
     ${p && p.total ? html`<${Progress} value=${p.done / p.total} label="Scan progress" />` : null}
     <p class="counts">
-      seen ${c.seen} · created ${c.created} · modified ${c.modified} · deleted ${c.deleted} · indexed ${c.indexed} · errors ${c.errors} · skipped ${c.skipped}
-      ${p ? html` · ${p.done}${p.total ? ' / ' + p.total : ''} ${p.unit}` : null}
+      ${['seen', 'created', 'modified', 'deleted', 'indexed', 'errors', 'skipped'].map((k) => `${k} ${c[k]}`).join(' · ')}${p ? ` · ${p.done}${p.total ? ' / ' + p.total : ''} ${p.unit}` : ''}
     </p>
     ${scan.error ? html`<${ErrorBox} error=${scan.error} />` : null}
     ${
