@@ -6,6 +6,7 @@ import { screens } from './screens/registry.js';
 import { SignIn } from './screens/sign-in.js';
 
 const loaded = new Map();
+let initialScreen = true;
 
 /** Loads a screen's module once; renders it when ready. */
 function LazyScreen({ screen, params, session }) {
@@ -22,7 +23,11 @@ function LazyScreen({ screen, params, session }) {
     );
   }, [screen.path]);
   useEffect(() => {
-    document.getElementById('page-title')?.focus();
+    // After a navigation inside the page, focus goes to the new screen's title (as a page load
+    // would start reading there); on the first load it stays at the top, before the skip link.
+    if (!mod) return;
+    if (initialScreen) initialScreen = false;
+    else document.getElementById('page-title')?.focus();
   }, [mod, screen.path]);
   if (error) return html`<${ErrorBox} error=${{ code: 'load_failed', message: String(error) }} />`;
   if (!mod) return html`<${Loading} />`;
@@ -110,7 +115,7 @@ function App() {
       </nav>
       ${session.auth ? html`<button type="button" class="btn btn-secondary" onClick=${signOut}>Sign out</button>` : null}
     </header>
-    <main id="main">
+    <main id="main" tabindex="-1">
       ${
         current
           ? html`<${LazyScreen} key=${current.path} screen=${current} params=${params} session=${session} />`

@@ -292,6 +292,27 @@ describe.skipIf(!hasChromium)('control plane in Chromium', { timeout: 60_000 }, 
     expect(await page.getByTestId('new-secret').count()).toBe(0);
   });
 
+  it('is usable from the keyboard: a skip link first, then the screens, and focus on the new screen', async () => {
+    await go('/fleet');
+    await heading().filter({ hasText: 'Fleet' }).waitFor();
+    const focused = () => page.evaluate('document.activeElement && document.activeElement.textContent');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
+    await go('/fleet');
+    await heading().filter({ hasText: 'Fleet' }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Fleet');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Indexes');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.url()).toBe(`${f.console}/indexes`);
+    await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('page-title');
+    expect(await focused()).toBe('Indexes');
+  });
+
   it('edits settings with the re-index told before applying, and deletes the index after its name is typed', async () => {
     await go('/indexes/library');
     await page.getByRole('button', { name: 'Add field' }).click();

@@ -231,32 +231,6 @@ export function Json({ value, label }) {
   return html`<pre class="json" tabindex="0" aria-label=${label || 'JSON'}>${JSON.stringify(value, null, 2)}</pre>`;
 }
 
-/** A tab list (arrow keys move between tabs, as the ARIA pattern says). */
-export function Tabs({ tabs, current, onChange, label }) {
-  const keys = (e, i) => {
-    const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
-    if (!d) return;
-    const next = tabs[(i + d + tabs.length) % tabs.length];
-    onChange(next.id);
-    requestAnimationFrame(() => document.getElementById('tab-' + next.id)?.focus());
-  };
-  return html`<div role="tablist" aria-label=${label} class="tabs">
-    ${tabs.map(
-      (t, i) =>
-        html`<button
-          role="tab"
-          id=${'tab-' + t.id}
-          aria-selected=${t.id === current ? 'true' : 'false'}
-          tabindex=${t.id === current ? 0 : -1}
-          onClick=${() => onChange(t.id)}
-          onKeyDown=${(e) => keys(e, i)}
-        >
-          ${t.label}
-        </button>`,
-    )}
-  </div>`;
-}
-
 /** A small line chart of the last values (an SVG sparkline with its latest value as text). */
 export function Spark({ label, values, unit = '', format = (v) => v.toFixed(1) }) {
   const w = 160;
