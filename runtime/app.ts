@@ -254,7 +254,7 @@ export class App {
         manifestFile: this.manifest.file,
         // A getter: ports are known once bound (a manifest may say 0).
         get listeners() {
-          return app.listeners.map((l) => ({ name: l.name, ...l.address, plugins: l.config.plugins }));
+          return app.listeners.map((l) => ({ name: l.name, ...l.address, plugins: l.config.plugins, auth: l.config.auth }));
         },
       },
       routes: {

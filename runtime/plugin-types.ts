@@ -159,8 +159,8 @@ export interface AppInfo {
   name: string;
   dataDir: string;
   manifestFile: string;
-  /** Each listener with its bound port (the manifest may say 0) and URL. */
-  readonly listeners: ReadonlyArray<{ name: string; host: string; port: number; url: string; plugins: readonly string[] }>;
+  /** Each listener with its bound port (the manifest may say 0), URL, and whether it enforces auth. */
+  readonly listeners: ReadonlyArray<{ name: string; host: string; port: number; url: string; plugins: readonly string[]; auth: boolean }>;
 }
 
 /** A permission a plugin's routes require, declared by the plugin (`definePlugin({permissions})`). */

@@ -22,6 +22,11 @@ export interface StaticOptions {
    * `false`. @default a name segment of 8+ letters and digits with at least one digit (`app.3f9a1c2b.js`)
    */
   immutable?: RegExp | false;
+  /**
+   * Headers set on every file served (a web UI's `Content-Security-Policy`, `Referrer-Policy`):
+   * static files cannot carry them otherwise. Names are case-insensitive. @default {}
+   */
+  headers?: Record<string, string>;
 }
 
 export interface StaticMount {
@@ -33,6 +38,7 @@ export interface StaticMount {
   spaFallback: boolean;
   maxAgeSeconds: number;
   immutable: RegExp | false;
+  headers: ReadonlyArray<[string, string]>;
 }
 
 export class StaticMountError extends Error {}
@@ -56,7 +62,12 @@ export function staticMount(plugin: string, prefix: string, dir: string, options
   if (given !== false && !(given instanceof RegExp)) throw new StaticMountError('static immutable must be a RegExp or false');
   // Without `g` or `y`: a stateful RegExp would answer differently for the same file on alternate requests.
   const immutable = given === false ? false : new RegExp(given.source, given.flags.replace(/[gy]/g, ''));
-  return { plugin, prefix, root, spaFallback: options.spaFallback ?? false, maxAgeSeconds, immutable };
+  const headers = Object.entries(options.headers ?? {});
+  for (const [name, value] of headers) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || typeof value !== 'string' || /[\r\n\0]/.test(value))
+      throw new StaticMountError(`static header ${JSON.stringify(name)} must be a header name with a single-line string value`);
+  }
+  return { plugin, prefix, root, spaFallback: options.spaFallback ?? false, maxAgeSeconds, immutable, headers };
 }
 
 /** Whether `pathname` (as sent) is under the mount. */
@@ -104,7 +115,10 @@ function serveFrom(mount: StaticMount, pick: (id: string) => string) {
       if (!hit) return undefined;
       found.set(id, hit);
       last = hit.file;
-      return { size: hit.size, mtime: hit.mtime, etag: `W/"${hit.size.toString(16)}-${hit.mtime.getTime().toString(16)}"` };
+      const meta: StaticAssetMeta = { size: hit.size, mtime: hit.mtime, etag: `W/"${hit.size.toString(16)}-${hit.mtime.getTime().toString(16)}"` };
+      // The SPA fallback answers a path without an extension, from which no type can be guessed.
+      if (hit.file.endsWith('.html')) meta.type = 'text/html; charset=utf-8';
+      return meta;
     },
     getContents(id: string): ReadableStream {
       return Readable.toWeb(createReadStream(found.get(id)!.file)) as ReadableStream;
@@ -130,6 +144,7 @@ export async function serveFromMount(event: H3Event, mount: StaticMount): Promis
   if (served === undefined) return undefined;
   event.res.headers.set('cache-control', cacheControl(mount, file ?? event.url.pathname));
   event.res.headers.set('x-content-type-options', 'nosniff');
+  for (const [name, value] of mount.headers) event.res.headers.set(name, value);
   return served;
 }
 

@@ -201,3 +201,6 @@ function idOf(doc: unknown): string | undefined {
   const id = (doc as { id?: unknown } | null)?.id;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
+
+/** The byte-stream line splitter (bounded memory, per-line UTF-8 checks) other ingestion paths reuse. */
+export { lines, LineTooLongError, type Line } from './lines.js';

@@ -192,6 +192,11 @@ describe('tessera CLI', () => {
     ).toEqual([3848, 3849, 3851, 3852, 3853]);
     const health = await json(await fetch(`${urls.search}/health`));
     expect(health).toMatchObject({ ok: true, status: 'ok', storage: 'lmdb' });
+    // The control plane's page and its script, served from the built package (dist/ finds the UI in the source tree).
+    const page = await fetch(`${urls.control}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Tessera control plane</title>');
+    expect((await fetch(`${urls.control}/vendor/standalone.module.js`)).status).toBe(200);
     cli.child.kill('SIGTERM');
     expect((await cli.exited).code).toBe(0);
   });

@@ -116,11 +116,45 @@ describe('static files (ctx.routes.static)', () => {
     }
   });
 
+  it('sets the headers a mount declares on every file, the SPA fallback and 304s included', async () => {
+    const app = await createTestApp({
+      listeners: [{ name: 'main', port: 0, plugins: ['static-site'] }],
+      plugins: {
+        'static-site': {
+          module: './plugins/static-site/index.js',
+          options: { dir: site, spaFallback: true, headers: { 'content-security-policy': "default-src 'self'", 'referrer-policy': 'no-referrer' } },
+        },
+      },
+    });
+    try {
+      const url = app.url();
+      for (const [path, headers] of [
+        ['/ui/index.html', {}],
+        ['/ui/assets/app.3f9a1c2b.js', {}],
+        ['/ui/settings/keys', { accept: 'text/html' }],
+      ] as const) {
+        const res = await fetch(url + path, { headers });
+        expect(res.status, path).toBe(200);
+        expect(res.headers.get('content-security-policy'), path).toBe("default-src 'self'");
+        expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+        const again = await fetch(url + path, { headers: { ...headers, 'if-none-match': res.headers.get('etag')! } });
+        expect(again.status, path).toBe(304);
+        expect(again.headers.get('content-security-policy'), path).toBe("default-src 'self'");
+      }
+      // The API route beside the files is not the mount's: it gets none of them.
+      expect((await fetch(url + '/ui/api/ping')).headers.get('content-security-policy')).toBeNull();
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('falls back to index.html for client-side routes that accept HTML, and not for missing files', async () => {
     const route = await fetch(`${base}/ui/settings/keys`, { headers: { accept: 'text/html,application/xhtml+xml' } });
     expect(route.status).toBe(200);
     expect(await route.text()).toContain('<title>app</title>');
     expect(route.headers.get('cache-control')).toBe('no-cache');
+    // Typed as HTML although the path has no extension: a browser would show it as text otherwise.
+    expect(route.headers.get('content-type')).toBe('text/html; charset=utf-8');
     // A file that is not there stays a 404, and so does a client that does not ask for HTML.
     expect((await fetch(`${base}/ui/assets/missing.js`, { headers: { accept: 'text/html' } })).status).toBe(404);
     expect((await fetch(`${base}/ui/settings/keys`, { headers: { accept: 'application/json' } })).status).toBe(404);
