@@ -12,6 +12,8 @@ export interface FieldMappingSpec {
   type: 'text' | 'keyword' | 'number' | 'boolean' | 'date' | 'geo_point';
   analyzer?: string;
   index?: boolean;
+  /** Keyword fields only: the value references an image, enriched at ingest (`_visual`). */
+  image?: boolean;
 }
 
 /** `POST /v1/indexes` as data: `{name, mappings, settings}` (settings as docs/api.md lists them). */
@@ -24,7 +26,7 @@ export interface IndexSpec {
 /** An index as `GET /v1/indexes/{name}` shows it (seed 000's IndexDefinition with its statistics). */
 export interface IndexInfo {
   name: string;
-  mappings: Record<string, { type: string; analyzer?: string; index: boolean }>;
+  mappings: Record<string, { type: string; analyzer?: string; index: boolean; image?: true }>;
   settings: Record<string, unknown>;
   docCount: number;
   createdAt: string;
