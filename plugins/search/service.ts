@@ -93,4 +93,14 @@ export interface SearchService {
   getDocument(tenant: string, name: string, id: string): Record<string, unknown> | undefined;
   writer(tenant: string, name: string, options?: { batchDocs?: number }): BatchWriter;
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void;
+  /**
+   * The index's visual terms (from image fields' `_visual`): colours, motifs and visual tags with
+   * the number of live documents holding each, most frequent first; `prefix` matches the start of
+   * the term or of one of its words. Empty for an unknown index or one without image fields.
+   */
+  visualTerms(
+    tenant: string,
+    name: string,
+    options?: { prefix?: string; types?: ReadonlyArray<'visual_tag' | 'motif' | 'color'>; limit?: number },
+  ): Array<{ text: string; type: 'visual_tag' | 'motif' | 'color'; count: number; docId: string }>;
 }

@@ -4,8 +4,7 @@ import type { SearchOptions } from '../options.js';
 import type { SearchEngine } from '../search-engine.js';
 import { ImageAnalyzer } from './image-analyzer.js';
 import type { ImageMetadata } from './image-metadata.js';
-import type { ImageSourceContext } from './image-source.js';
-import { readImageSource } from './image-source.js';
+import { readImageSource, type ImageSourceContext } from './image-source.js';
 import { VisualExtraction } from './visual-extraction.js';
 
 const imageMetadataBody = z.strictObject({
