@@ -7,7 +7,7 @@ import { readImageHeader } from './image-header.js';
 import { imageErrors } from './image-errors.js';
 import { buildMetadata, type ImageMetadata } from './image-metadata.js';
 import type { ImageLimits } from './image-options.js';
-import { classifyMotif } from './motif-classifier.js';
+import { classifyMotif, textEvidence } from './motif-classifier.js';
 import { OcrFailure, OcrPool, type OcrResult } from './ocr-pool.js';
 
 export interface AnalysisWarning {
@@ -102,11 +102,10 @@ export class ImageAnalyzer {
       }
     }
     const ocrMs = withOcr ? performance.now() - ocrStarted : 0;
-    const words = ocr ? ocr.words.filter((w) => (w.text.match(/\p{L}/gu)?.length ?? 0) >= 2).length : 0;
     const metadata = buildMetadata({
       image: { format: header.format, width: analysis.width, height: analysis.height, bytes: bytes.length, sha256: sha256(bytes) },
       colors: analysis.colors,
-      motifs: classifyMotif(analysis.features, words),
+      motifs: classifyMotif(analysis.features, textEvidence(ocr?.words ?? [])),
       ocr,
     });
     const round = (ms: number): number => Math.round(ms * 10) / 10;

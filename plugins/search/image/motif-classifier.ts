@@ -15,18 +15,34 @@ export type Motif = (typeof motifClasses)[number];
  * | horizontal_stripes | rows are near-uniform (mean row deviation < 10) while columns vary (> 25), with edges between rows |
  * | vertical_stripes | the same with rows and columns swapped |
  * | checks | edges both ways, and >= 70% of each lie on full lines (columns/rows crossed by edges in >= 60% of the image) |
- * | text | OCR read at least one word (>= 2 letters) at or above the word-confidence threshold |
+ * | text | OCR read at least one word of 3+ letters at or above the word-confidence threshold, and the image is not photographic (>= 16 distinct colours with the top three under 60%) |
  * | dots | >= 4 blobs unlike the background, alike in size (CV < 0.5), round (aspect < 1.5) and filling 60-95% of their box |
  * | photo | none of the above, and >= 16 distinct 4-bit colours |
  *
  * An image none of these fit (a flat logo without words) gets no motif. Text over another motif
- * (a photo with a caption) is reported as a second motif, `text`.
+ * (a photo with a caption) is reported as a second motif, `text`, when OCR read at least two words
+ * of 3+ letters at confidence >= 85: OCR "reads" short words in the texture of photographs.
  */
-export function classifyMotif(f: MotifFeatures, ocrWords: number): Motif[] {
-  const primary = primaryMotif(f, ocrWords);
+export function classifyMotif(f: MotifFeatures, words: TextEvidence): Motif[] {
+  const primary = primaryMotif(f, words.words);
   if (primary === undefined) return [];
-  return primary !== 'text' && ocrWords >= 2 ? [primary, 'text'] : [primary];
+  return primary !== 'text' && words.strongWords >= 2 ? [primary, 'text'] : [primary];
 }
+
+/** What OCR read, as the classifier counts it: words of 3+ letters, and those at confidence >= 85. */
+export interface TextEvidence {
+  words: number;
+  strongWords: number;
+}
+
+/** Counts OCR words of at least 3 letters (shorter ones are most of what OCR "reads" in photographs). */
+export function textEvidence(words: ReadonlyArray<{ text: string; confidence: number }>): TextEvidence {
+  const real = words.filter((w) => (w.text.match(/\p{L}/gu)?.length ?? 0) >= 3);
+  return { words: real.length, strongWords: real.filter((w) => w.confidence >= 85).length };
+}
+
+/** Many colours, none dominant: a photograph, whatever OCR believes it read in it. */
+const photographic = (f: MotifFeatures): boolean => f.distinctColors >= 16 && f.top3Share < 0.6;
 
 function primaryMotif(f: MotifFeatures, ocrWords: number): Motif | undefined {
   const edges = (f.edgeX + f.edgeY) / 2;
@@ -35,7 +51,7 @@ function primaryMotif(f: MotifFeatures, ocrWords: number): Motif | undefined {
   if (f.rowStd < 10 && f.colStd > 25 && f.edgeY > 0) return 'horizontal_stripes';
   if (f.colStd < 10 && f.rowStd > 25 && f.edgeX > 0) return 'vertical_stripes';
   if (f.edgeX > 0 && f.edgeY > 0 && f.edgeLinesX >= 0.7 && f.edgeLinesY >= 0.7) return 'checks';
-  if (ocrWords >= 1) return 'text';
+  if (ocrWords >= 1 && !photographic(f)) return 'text';
   if (f.blobs >= 4 && f.blobSizeCv < 0.5 && f.blobAspect < 1.5 && f.blobFill >= 0.6 && f.blobFill <= 0.95) return 'dots';
   if (f.distinctColors >= 16) return 'photo';
   return undefined;

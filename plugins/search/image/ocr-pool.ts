@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
 
 /** Words OCR is less sure of than this (0-100) are noise: dropped from `words`, tags and keywords. */
-export const MIN_WORD_CONFIDENCE = 60;
+export const MIN_WORD_CONFIDENCE = 70;
 
 export interface OcrWord {
   text: string;

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, json, postJson, type TestApp } from '../../../helpers/app.js';
-import { noImageMagick, renderText } from './imagemagick.js';
+import { noImageMagick, renderText } from '../../../../bench/image/imagemagick.js';
 
 /** A local image server: /ok.png, /big.png, /to-metadata (redirects to 169.254.169.254), /missing. */
 function imageServer(png: Buffer): Promise<{ server: Server; origin: string }> {

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../../helpers/app.js';
-import { noImageMagick, renderText } from './imagemagick.js';
+import { noImageMagick, renderText } from '../../../../bench/image/imagemagick.js';
 import { bombPng } from './png-bomb.js';
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { OcrFailure, OcrPool } from '../../../../plugins/search/image/ocr-pool.js';
-import { noImageMagick, renderText } from './imagemagick.js';
+import { noImageMagick, renderText } from '../../../../bench/image/imagemagick.js';
 
 describe.skipIf(noImageMagick !== '')('the OCR pool', () => {
   const pool = new OcrPool({ size: 1, timeoutMs: 20_000 });

@@ -2,7 +2,7 @@ import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../../helpers/app.js';
-import { motifRenderers, noImageMagick, renderText } from './imagemagick.js';
+import { motifRenderers, noImageMagick, renderText } from '../../../../bench/image/imagemagick.js';
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const until = Date.now() + timeoutMs;
