@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, json, postJson, type TestApp } from '../../../helpers/app.js';
-import { noImageMagick, renderText } from '../../../../bench/image/imagemagick.js';
+import { noImageMagick, render, renderText } from '../../../../bench/image/imagemagick.js';
 
 /** A local image server: /ok.png, /big.png, /to-metadata (redirects to 169.254.169.254), /missing. */
 function imageServer(png: Buffer): Promise<{ server: Server; origin: string }> {
@@ -20,6 +20,8 @@ function imageServer(png: Buffer): Promise<{ server: Server; origin: string }> {
 
 describe.skipIf(noImageMagick !== '')('image-metadata: remote images, capacity and a failing OCR worker', () => {
   const png = renderText('Remote poster', { size: 30 });
+  // Rendered up front: rendering takes seconds, long enough for a kept-alive socket to expire meanwhile.
+  const large = render(['-size', '2000x1200', 'plasma:red-blue'], 'jpg');
   let site: { server: Server; origin: string };
   let remote: TestApp;
   let tight: TestApp;
@@ -80,6 +82,38 @@ describe.skipIf(noImageMagick !== '')('image-metadata: remote images, capacity a
     const missing = await analyse(remote, { image: `${site.origin}/missing` });
     expect(missing.status).toBe(422);
     expect(missing.body.error).toMatchObject({ code: 'invalid_image', details: { status: 404 } });
+  });
+
+  it('keeps serving other requests while a large image is analysed (decoding and OCR run on threads)', async () => {
+    const large = render(
+      [
+        '-size',
+        '3000x2000',
+        'plasma:red-blue',
+        '-font',
+        'DejaVu-Sans',
+        '-pointsize',
+        '90',
+        '-fill',
+        'white',
+        '-annotate',
+        '+200+1000',
+        'Harbour lights at dusk',
+      ],
+      'jpg',
+    );
+    let analysed = false;
+    const analysis = analyse(tight, { bufferBase64: large.toString('base64') }).then((r) => {
+      analysed = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const health = await fetch(`${tight.url()}/health`);
+    expect(health.status).toBe(200);
+    expect(analysed).toBe(false);
+    const { status, body } = await analysis;
+    expect(status).toBe(200);
+    expect(body.metadata.image).toMatchObject({ format: 'jpeg', width: 2000, height: 1200 });
   });
 
   it('answers 429 with Retry-After when more images arrive than workers + maxQueue', async () => {
