@@ -85,23 +85,6 @@ describe.skipIf(noImageMagick !== '')('image-metadata: remote images, capacity a
   });
 
   it('keeps serving other requests while a large image is analysed (decoding and OCR run on threads)', async () => {
-    const large = render(
-      [
-        '-size',
-        '3000x2000',
-        'plasma:red-blue',
-        '-font',
-        'DejaVu-Sans',
-        '-pointsize',
-        '90',
-        '-fill',
-        'white',
-        '-annotate',
-        '+200+1000',
-        'Harbour lights at dusk',
-      ],
-      'jpg',
-    );
     let analysed = false;
     const analysis = analyse(tight, { bufferBase64: large.toString('base64') }).then((r) => {
       analysed = true;
