@@ -1,4 +1,4 @@
-import { defineErrors } from 'tessera/plugin';
+import { defineErrors, PermissionError } from 'tessera/plugin';
 
 /** Errors of `POST /v1/tools/image-metadata` (and of visual extraction, per document). */
 export const imageErrors = defineErrors({
@@ -22,11 +22,6 @@ export const imageErrors = defineErrors({
     message: 'The image is {width} x {height} pixels; the limit is {limit} pixels.',
     when: 'The image header declares more pixels than `images.maxPixels` (default 40 million): refused before decoding, so a decompression bomb costs nothing.',
   },
-  path_not_allowed: {
-    status: 403,
-    message: '{reason}',
-    when: '`image` is a path and the search plugin has no `mediaRoot`, or the path (after `..` and symbolic links are resolved) lies outside `mediaRoot`.',
-  },
   image_not_found: {
     status: 404,
     message: 'No file "{path}" under the media root.',
@@ -48,3 +43,12 @@ export const imageErrors = defineErrors({
     when: 'Decoding and measuring the image did not finish within `images.timeoutMs` (OCR past its own budget gives `ocr: null` and a warning instead).',
   },
 });
+
+/**
+ * 403 `path_not_allowed`: an image path with no `mediaRoot`, or outside it. The code is the one the
+ * scanner declares for paths outside its roots (codes are unique across plugins, and its docs line
+ * names both uses), so it is raised here without a second declaration.
+ */
+export function pathNotAllowed(reason: string, path: string): PermissionError {
+  return new PermissionError('path_not_allowed', reason, { details: { path } });
+}

@@ -1,7 +1,7 @@
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isTesseraError, type PluginContext } from 'tessera/plugin';
-import { imageErrors } from './image-errors.js';
+import { imageErrors, pathNotAllowed } from './image-errors.js';
 import type { ImageLimits } from './image-options.js';
 
 export interface ImageSourceOptions {
@@ -98,18 +98,18 @@ async function fetchRemote(url: string, ctx: ImageSourceContext): Promise<Uint8A
  * links followed (realpath), and the real path must still lie inside the root's real path.
  */
 async function readMediaFile(reference: string, mediaRoot: string | undefined, limit: number): Promise<Uint8Array> {
-  if (mediaRoot === undefined) throw imageErrors.path_not_allowed({ reason: 'Image paths are not allowed: the search plugin has no mediaRoot.' });
-  if (reference.includes('\0')) throw imageErrors.path_not_allowed({ reason: 'The image path holds a NUL character.' });
+  if (mediaRoot === undefined) throw pathNotAllowed('Image paths are not allowed: the search plugin has no mediaRoot.', reference);
+  if (reference.includes('\0')) throw pathNotAllowed('The image path holds a NUL character.', reference);
   const root = await realpath(mediaRoot).catch(() => path.resolve(mediaRoot));
   const lexical = path.resolve(root, reference);
-  if (!inside(root, lexical)) throw imageErrors.path_not_allowed({ reason: `"${reference}" lies outside the media root.` });
+  if (!inside(root, lexical)) throw pathNotAllowed(`"${reference}" lies outside the media root.`, reference);
   let real: string;
   try {
     real = await realpath(lexical);
   } catch {
     throw imageErrors.image_not_found({ path: reference });
   }
-  if (!inside(root, real)) throw imageErrors.path_not_allowed({ reason: `"${reference}" leads outside the media root (symbolic link).` });
+  if (!inside(root, real)) throw pathNotAllowed(`"${reference}" leads outside the media root (symbolic link).`, reference);
   const file = await open(real, 'r').catch(() => undefined);
   if (!file) throw imageErrors.image_not_found({ path: reference });
   try {
