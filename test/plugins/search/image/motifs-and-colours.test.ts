@@ -64,14 +64,23 @@ describe.skipIf(noImageMagick !== '')('motif classifier and colour names on rend
     }
   });
 
-  const photos = photographSet().filter((_, i) => i % 2 === 0);
+  /** The main colour of each photograph tested, as the palette names it (measured once, kept as a regression check). */
+  const mainColour: Record<string, string> = {
+    'Aqua.jpg': 'gray',
+    'Dune.jpg': 'silver',
+    'Garden.jpg': 'olive',
+    'LadyBird.jpg': 'olive',
+    'Storm.jpg': 'gray',
+    'Wood.jpg': 'beige',
+  };
+  const photos = photographSet().filter((p) => p.name in mainColour);
   it.skipIf(photos.length === 0)(
     `classifies photographs as photo (${photoDir}; apt-get install mate-backgrounds)`,
     async () => {
       for (const photo of photos) {
         const { metadata } = await analyzer.analyse(photo.bytes());
         expect(metadata.motifs, photo.name).toEqual(['photo']);
-        expect(metadata.colors.length, photo.name).toBeGreaterThanOrEqual(1);
+        expect(metadata.colors[0], photo.name).toBe(mainColour[photo.name]);
       }
     },
     120_000,
