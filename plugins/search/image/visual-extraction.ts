@@ -138,7 +138,8 @@ export class VisualExtraction {
     const updated: Array<{ before: string; doc: Record<string, unknown> }> = [];
     for (const id of ids) {
       const doc = engine.get(tenant, index).getDocument(id);
-      if (!doc) continue;
+      // A document without images is not written again: it has no `_visual` to gain.
+      if (!doc || !fields.some((f) => valuesAtPath(doc, f).some((v) => typeof v === 'string' && v !== ''))) continue;
       const visual = await this.extractDocument(id, doc, fields, stats);
       const { [VISUAL_FIELD]: _previous, ...rest } = doc;
       updated.push({ before: JSON.stringify(rest), doc: { ...rest, [VISUAL_FIELD]: visual } });
