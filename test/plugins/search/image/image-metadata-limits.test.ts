@@ -10,11 +10,12 @@ function imageServer(png: Buffer): Promise<{ server: Server; origin: string }> {
     if (req.url === '/ok.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else if (req.url === '/big.png') res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(300_000, 7));
     else if (req.url === '/to-metadata') res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
-    else if (req.url === '/to-loopback') res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/ok.png` }).end();
+    else if (req.url === '/to-loopback') res.writeHead(302, { location: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ok.png` }).end();
     else res.writeHead(404).end('no');
   });
+  // Reached as "localhost", the one host the app allow-lists: 127.0.0.1 itself stays blocked.
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://localhost:${(server.address() as AddressInfo).port}` })),
   );
 }
 
@@ -30,7 +31,7 @@ describe.skipIf(noImageMagick !== '')('image-metadata: remote images, capacity a
     site = await imageServer(png);
     remote = await createTestApp({
       listeners: [{ name: 'search', port: 0, plugins: ['search'] }],
-      plugins: { search: { options: { allowRemoteImages: true, images: { remoteHosts: ['127.0.0.1'], maxBytes: 200_000 } } } },
+      plugins: { search: { options: { allowRemoteImages: true, images: { remoteHosts: ['localhost'], maxBytes: 200_000 } } } },
       kernels: { threads: 1 },
     });
     tight = await createTestApp({
@@ -59,7 +60,7 @@ describe.skipIf(noImageMagick !== '')('image-metadata: remote images, capacity a
   it('blocks loopback, metadata and private addresses, also after a redirect (403 egress_denied)', async () => {
     const port = new URL(site.origin).port;
     for (const image of [
-      `http://localhost:${port}/ok.png`,
+      `http://127.0.0.1:${port}/ok.png`,
       'http://169.254.169.254/latest/meta-data/',
       'http://10.0.0.1/x.png',
       `http://[::1]:${port}/ok.png`,
