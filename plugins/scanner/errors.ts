@@ -10,7 +10,7 @@ export const errors = defineErrors({
   path_not_allowed: {
     status: 403,
     message: 'Path "{path}" is not under a configured scan root.',
-    when: 'The path (after resolving symlinks) is outside every folder in the `roots` option.',
+    when: 'The path (after resolving symlinks) is outside every folder in the `roots` option. The search plugin raises the same code for image paths (docs/image-metadata.md): no `mediaRoot` configured, or a path outside it after `..` and symlinks are resolved.',
   },
   path_not_found: {
     status: 400,

@@ -8,6 +8,9 @@ import { EmbedderCatalog } from './embedder.js';
 import { SearchEngine } from './search-engine.js';
 import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
+import { imageErrors } from './image/image-errors.js';
+import { registerImageFeatures } from './image/image-plugin.js';
+import { imageFieldsOf } from './image/visual-mappings.js';
 
 /**
  * What plugins that depend on `search` use (bulk, graph, crawler, scanner, the control plane, the
@@ -26,6 +29,7 @@ export default definePlugin({
     { name: 'search:write', description: 'Add, update and delete documents (single and bulk).' },
     { name: 'index:admin', description: 'Create, configure and drop indexes; crawls, scans and schedules.' },
   ],
+  errors: imageErrors,
   errorCodes: [
     ...searchErrorCodes.filter((c) => c.code !== 'validation_failed'),
     ...analysisErrorCodes,
@@ -74,6 +78,7 @@ export default definePlugin({
       },
       onUpstreamError: (detail) => ctx.log.warn(detail, 'embedding endpoint failed'),
     });
+    const images = registerImageFeatures(ctx);
     const engine = new SearchEngine({
       store: ctx.store,
       kernels: () => ctx.kernels,
@@ -85,6 +90,8 @@ export default definePlugin({
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
     engine.onWrite = (index) => background.scheduleMerge(index);
+    engine.indexStats = (tenant, name, index) => (imageFieldsOf(index.record.mappings).length > 0 ? { visual: images.visual.statsOf(tenant, name) } : {});
+    images.attach(engine);
     registerRoutes(ctx, () => engine);
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());
@@ -92,6 +99,7 @@ export default definePlugin({
 });
 
 export { canSeeIndex, indexPatternPattern } from './index-scope.js';
+export { visualTerms, type VisualTerm, type VisualTermType } from './image/visual-terms.js';
 export type { SearchEngine } from './search-engine.js';
 export type * from './service.js';
 export type { SearchIndex, UpsertResult } from './search-index.js';

@@ -7,6 +7,7 @@ import { builtinModels, LATEST_BUILTIN_MODEL } from './embedder.js';
 export const EMBEDDER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 import { parseMinimumShouldMatch } from './minimum-should-match.js';
 import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from './search-errors.js';
+import { isVisualPath, visualMappings, withVisualMappings } from './image/visual-mappings.js';
 
 /**
  * Index definitions: field mappings, settings, and the rules for changing them.
@@ -35,6 +36,8 @@ export interface FieldMapping {
   /** Text fields only. */
   analyzer?: string;
   index: boolean;
+  /** Keyword fields only: the value references an image, enriched at ingest (image/visual-extraction.ts). */
+  image?: true;
 }
 
 /** A mapping as written by a client: `analyzer` and `index` may be left out. */
@@ -42,6 +45,7 @@ export interface FieldMappingInput {
   type: FieldType;
   analyzer?: string;
   index?: boolean;
+  image?: boolean;
 }
 
 export type Mappings = Record<string, FieldMapping>;
@@ -53,8 +57,11 @@ const maxPathLength = 256;
 const reservedPaths = new Set(['_vector']);
 
 export const fieldMappingInputSchema = z
-  .strictObject({ type: z.enum(fieldTypes), analyzer: z.string().optional(), index: z.boolean().optional() })
+  .strictObject({ type: z.enum(fieldTypes), analyzer: z.string().optional(), index: z.boolean().optional(), image: z.boolean().optional() })
   .superRefine((m, ctx) => {
+    if (m.image === true && m.type !== 'keyword') {
+      ctx.addIssue({ code: 'custom', path: ['image'], message: `an image field is a keyword field (its value references the image), not ${m.type}` });
+    }
     if (m.analyzer === undefined) return;
     if (m.type !== 'text') {
       ctx.addIssue({ code: 'custom', path: ['analyzer'], message: `an analyzer applies to text fields only, not ${m.type}` });
@@ -70,7 +77,8 @@ export const fieldMappingInputSchema = z
 
 /** Fills the defaults: `index: true`, and `analyzer: 'standard'` for text. */
 export function normaliseFieldMapping(m: FieldMappingInput): FieldMapping {
-  return m.type === 'text' ? { type: 'text', analyzer: m.analyzer ?? 'standard', index: m.index ?? true } : { type: m.type, index: m.index ?? true };
+  if (m.type === 'text') return { type: 'text', analyzer: m.analyzer ?? 'standard', index: m.index ?? true };
+  return m.image === true ? { type: m.type, index: m.index ?? true, image: true } : { type: m.type, index: m.index ?? true };
 }
 
 export const fieldMappingSchema = fieldMappingInputSchema.transform(normaliseFieldMapping);
@@ -85,6 +93,8 @@ function pathProblems(paths: string[]): Array<[string, string]> {
       problems.push([path, `a field path is 1 to ${maxPathLength} characters of non-empty dot-separated names`]);
     } else if (reservedPaths.has(path)) {
       problems.push([path, `"${path}" is reserved for the document's vector`]);
+    } else if (isVisualPath(path) && !(path in visualMappings)) {
+      problems.push([path, `"${path}" is reserved for the metadata of image fields`]);
     } else {
       const segments = path.split('.');
       for (let i = 1; i < segments.length; i++) {
@@ -249,7 +259,7 @@ export function parseCreateIndex(raw: unknown): CreateIndexInput {
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'name' in raw) validateIndexName(raw.name);
   const result = createIndexSchema.safeParse(raw);
   if (!result.success) throwIssues(result.error.issues);
-  return { ...result.data, settings: withBuiltinModel(result.data.settings) };
+  return { ...result.data, mappings: withVisualMappings(result.data.mappings), settings: withBuiltinModel(result.data.settings) };
 }
 
 /** Validates a `PATCH /v1/indexes/{name}` body; throws like `parseCreateIndex`. */
@@ -299,10 +309,20 @@ export function mergeMappings(current: Mappings, patch: Record<string, FieldMapp
       type: existing.type,
       analyzer: input.analyzer ?? existing.analyzer,
       index: input.index ?? existing.index,
+      image: input.image ?? existing.image,
     });
     if (next.analyzer !== existing.analyzer || next.index !== existing.index) {
       mappings[field] = next;
       changed.push(field);
+    } else if (next.image !== existing.image) {
+      // Applies to documents written from now on; nothing indexed changes, so no re-index.
+      mappings[field] = next;
+    }
+  }
+  for (const [path, m] of Object.entries(withVisualMappings(mappings))) {
+    if (mappings[path] === undefined) {
+      mappings[path] = m;
+      added.push(path);
     }
   }
   // The current mappings were valid, so any path problem now involves an added field.

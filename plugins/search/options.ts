@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EMBEDDER_NAME } from './mappings.js';
+import { imageOptionsShape } from './image/image-options.js';
 
 /** A remote embedder the operator defines; indexes name it in `settings.embedder`. */
 const remoteEmbedderSchema = z.strictObject({
@@ -21,6 +22,8 @@ const remoteEmbedderSchema = z.strictObject({
 
 /** Options of the `search` plugin (manifest `plugins.search.options`). */
 export const searchOptionsSchema = z.strictObject({
+  /** `mediaRoot`, `allowRemoteImages`, `images`: image metadata (image/image-options.ts). */
+  ...imageOptionsShape,
   /** Segments per index before they are merged into one in the background. @default 8 */
   maxSegments: z.number().int().min(1).max(1000).default(8),
   /** Largest body of `POST /v1/indexes/{name}/documents`, in bytes (bulk streams are not bounded). @default 67108864 */

@@ -67,6 +67,8 @@ export class SearchEngine {
   private readonly reindexes: ReindexRunner;
   /** Called after every committed write to an index (the plugin schedules merges from it). */
   onWrite: (index: SearchIndex) => void = () => undefined;
+  /** More of an index's `stats` (the plugin adds visual extraction's progress). */
+  indexStats: (tenant: string, name: string, index: SearchIndex) => Record<string, unknown> = () => ({});
 
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void {
     let set = this.listeners.get(event);
@@ -148,7 +150,7 @@ export class SearchEngine {
   }
 
   private open(record: IndexRecord): SearchIndex {
-    return new SearchIndex(record, {
+    const index: SearchIndex = new SearchIndex(record, {
       dbs: this.dbs,
       store: this.store,
       kernels: this.kernels,
@@ -160,6 +162,8 @@ export class SearchEngine {
       graphBuilds: this.graphBuilds,
       embedders: this.embedders,
     });
+    index.extraStats = () => this.indexStats(index.record.tenant, index.name, index);
+    return index;
   }
 
   /** The tenant's indexes, by name. */
@@ -297,7 +301,14 @@ export function describe(index: SearchIndex): IndexDefinition {
     docCount: index.docCount,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
-    stats: { segments: index.segments.length, deletedDocs: deleted, fields: Object.keys(r.mappings).length, ...graphStats(index), ...embedderStats(index) },
+    stats: {
+      segments: index.segments.length,
+      deletedDocs: deleted,
+      fields: Object.keys(r.mappings).length,
+      ...graphStats(index),
+      ...embedderStats(index),
+      ...index.extraStats(),
+    },
   };
 }
 

@@ -141,6 +141,8 @@ export class ReindexRefusedError extends TesseraError {
 export class SearchIndex {
   record: IndexRecord;
   segments: readonly LoadedSegment[] = [];
+  /** Statistics the plugin adds to `describe` (set by the engine). */
+  extraStats: () => Record<string, unknown> = () => ({});
   /**
    * id -> live location, rebuilt at load from the ids every segment already holds: upserts find
    * the version they replace without a read from the store, and merges rewrite no location rows.

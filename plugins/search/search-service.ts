@@ -3,6 +3,7 @@ import { isTesseraError, validate } from 'tessera/plugin';
 import { parseCreateIndex } from './mappings.js';
 import { runSearch, searchQuerySchema } from './search.js';
 import { describe, type SearchEngine } from './search-engine.js';
+import { visualTerms } from './image/visual-terms.js';
 import type { BatchWriter, IndexInfo, IndexSpec, SearchRequest, SearchResponse, SearchService, WriteResult } from './service.js';
 
 /** The engine behind the narrow interface dependants use (see service.ts). */
@@ -39,6 +40,7 @@ export function createSearchService(engine: SearchEngine, kernels: () => KernelR
     getDocument: (tenant, name, id) => (engine.has(tenant, name) ? engine.get(tenant, name).getDocument(id) : undefined),
     writer: (tenant, name, options = {}) => new ServiceBatchWriter(service, tenant, name, options.batchDocs ?? 1000),
     on: (event, handler) => engine.on(event, handler),
+    visualTerms: (tenant, name, options = {}) => (engine.has(tenant, name) ? visualTerms(engine.get(tenant, name), options) : []),
   };
   return service;
 }

@@ -12,6 +12,8 @@ export interface FieldMappingSpec {
   type: 'text' | 'keyword' | 'number' | 'boolean' | 'date' | 'geo_point';
   analyzer?: string;
   index?: boolean;
+  /** Keyword fields only: the value references an image, enriched at ingest (`_visual`). */
+  image?: boolean;
 }
 
 /** `POST /v1/indexes` as data: `{name, mappings, settings}` (settings as docs/api.md lists them). */
@@ -24,7 +26,7 @@ export interface IndexSpec {
 /** An index as `GET /v1/indexes/{name}` shows it (seed 000's IndexDefinition with its statistics). */
 export interface IndexInfo {
   name: string;
-  mappings: Record<string, { type: string; analyzer?: string; index: boolean }>;
+  mappings: Record<string, { type: string; analyzer?: string; index: boolean; image?: true }>;
   settings: Record<string, unknown>;
   docCount: number;
   createdAt: string;
@@ -91,4 +93,14 @@ export interface SearchService {
   getDocument(tenant: string, name: string, id: string): Record<string, unknown> | undefined;
   writer(tenant: string, name: string, options?: { batchDocs?: number }): BatchWriter;
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void;
+  /**
+   * The index's visual terms (from image fields' `_visual`): colours, motifs and visual tags with
+   * the number of live documents holding each, most frequent first; `prefix` matches the start of
+   * the term or of one of its words. Empty for an unknown index or one without image fields.
+   */
+  visualTerms(
+    tenant: string,
+    name: string,
+    options?: { prefix?: string; types?: ReadonlyArray<'visual_tag' | 'motif' | 'color'>; limit?: number },
+  ): Array<{ text: string; type: 'visual_tag' | 'motif' | 'color'; count: number; docId: string }>;
 }
