@@ -17,7 +17,10 @@ describe.skipIf(noImageMagick !== '')('the OCR pool', () => {
 
   it('fails only the recognition whose worker dies, then serves the next one on a new worker', async () => {
     const inFlight = pool.recognize(image);
-    await new Promise((r) => setTimeout(r, 20));
+    // One turn of the event loop: the job is posted to the warm worker, whose answer takes a round
+    // trip of several milliseconds (a fixed sleep raced a fast recognition and sometimes lost).
+    await new Promise((r) => setImmediate(r));
+    expect(pool.busy).toBe(1);
     pool.recycle();
     await expect(inFlight).rejects.toBeInstanceOf(OcrFailure);
     await expect(inFlight).rejects.toMatchObject({ code: 'ocr_worker_failed' });
