@@ -4,12 +4,15 @@ import { App } from './app.js';
 import { isTesseraError } from './errors.js';
 import { createLogger } from './logger.js';
 import { loadManifest } from './manifest.js';
+import { pluginCommand } from './plugin-command.js';
+import { pluginFrameOf } from './plugin-frame.js';
 import { runtimeVersion } from './version.js';
 
 export const usage = `Usage: tessera <command> [options]
 
 Commands:
   serve                 Serve a manifest's listeners until SIGTERM or SIGINT
+  plugin new <dir>      Create a plugin package (tessera plugin new --help)
 
 Options for serve:
   --manifest FILE       Manifest to serve (default: manifests/default.json)
@@ -26,6 +29,7 @@ Exit codes: 0 clean stop, 1 start-up or runtime failure, 2 bad usage.`;
 
 /** Parse argv and run; resolves to the process exit code (serve resolves only when it stops). */
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'plugin') return pluginCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -111,6 +115,8 @@ function reportFatal(log: ReturnType<typeof createLogger>, err: unknown): void {
   log.flush();
   // The log may go to a collector; the person at the terminal still needs the reason.
   process.stderr.write(`tessera: ${code}: ${message}\n`);
+  const frame = pluginFrameOf(err);
+  if (frame !== undefined) process.stderr.write(`  at ${frame}\n`);
 }
 
 /** parseArgs' own messages suggest `-- "--x` with an unbalanced quote; ours name the option and the ones that exist. */
