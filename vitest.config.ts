@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^tessera\/plugin$/, replacement: here('./runtime/plugin.ts') },
       { find: /^tessera\/kernels$/, replacement: here('./kernels/src/index.ts') },
       { find: /^tessera\/testing$/, replacement: here('./runtime/testing/index.ts') },
+      { find: /^tessera\/plugins\/([a-z0-9-]+)$/, replacement: here('./plugins/$1/index.ts') },
       { find: /^tessera$/, replacement: here('./runtime/index.ts') },
     ],
   },

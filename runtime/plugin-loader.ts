@@ -167,7 +167,15 @@ async function importDefinition(key: string, file: string): Promise<PluginDefini
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (cause) {
-    const error = new PluginError('plugin_invalid', key, `Importing ${file} failed: ${(cause as Error).message}`, { cause });
+    const typescript = (cause as NodeJS.ErrnoException)?.code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[mc]?ts$/.test(file);
+    const error = new PluginError(
+      'plugin_invalid',
+      key,
+      typescript
+        ? `Importing ${file} failed: Node ${process.versions.node} does not load TypeScript. Compile the plugin to JavaScript (tsc) and point "module" at the .js file or at a package whose "exports" names it.`
+        : `Importing ${file} failed: ${(cause as Error).message}`,
+      { cause },
+    );
     notePluginSource(error, file);
     throw error;
   }

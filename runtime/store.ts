@@ -1,6 +1,10 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
+import { open } from 'lmdb';
+// lmdb's ESM declaration file uses `export =`, an error for a plugin compiled with skipLibCheck
+// false; its CommonJS one is the same API and valid.
+// oxlint-disable-next-line no-duplicate-imports
+import type { Database, DatabaseOptions, Key, RootDatabase } from 'lmdb' with { 'resolution-mode': 'require' };
 import { DataDirLock } from './data-dir-lock.js';
 import { TesseraError } from './errors.js';
 import { TenantStore } from './tenant-store.js';

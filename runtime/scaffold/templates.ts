@@ -128,7 +128,8 @@ function tsconfig(): string {
   const config = {
     compilerOptions: {
       target: 'ES2022',
-      lib: ['ES2023'],
+      // DOM for the fetch types (Request, Response, BodyInit) and WebAssembly; ESNext.Error for Error.isError.
+      lib: ['ES2023', 'ESNext.Error', 'DOM'],
       module: 'NodeNext',
       moduleResolution: 'NodeNext',
       strict: true,
