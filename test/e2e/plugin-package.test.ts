@@ -16,15 +16,16 @@ const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const tessera = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
 
-/** npm's own variables from an `npm test` run would leak into the child installs (prefix, cache flags). */
+/** npm's own variables from an `npm test` run would leak into the child installs (prefix, cache flags); colours would garble the output read. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_') && k !== 'FORCE_COLOR'));
+  return { ...env, NO_COLOR: '1' };
 }
 
 async function sh(command: string, args: string[], cwd: string, timeout = 600_000): Promise<string> {
   try {
     const { stdout } = await run(command, args, { cwd, env: cleanEnv(), timeout, maxBuffer: 64 * 1024 * 1024 });
-    return stdout;
+    return stdout.replace(/\u001b\[[0-9;]*m/g, '');
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(' ')} in ${cwd} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
