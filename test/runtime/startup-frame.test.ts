@@ -6,7 +6,8 @@ import { fixturesDir, tempDir } from '../helpers/app.js';
 const faulty = path.join(fixturesDir, 'plugins/faulty/index.js');
 
 async function startUpFailure(fixture: string): Promise<{ code: number | null; stderr: string }> {
-  const cli = runCli(['serve', '--manifest', path.join(fixturesDir, 'manifests', fixture, 'manifest.json'), '--data-dir', tempDir()]);
+  const manifest = fixture.includes('/') ? path.join(fixturesDir, fixture) : path.join(fixturesDir, 'manifests', fixture, 'manifest.json');
+  const cli = runCli(['serve', '--manifest', manifest, '--data-dir', tempDir()]);
   const { code } = await cli.exited;
   return { code, stderr: cli.stderr() };
 }
@@ -24,5 +25,13 @@ describe("a plugin's start-up error on stderr", () => {
     const [first, second] = stderr.split('\n');
     expect(first).toMatch(/^tessera: plugin_route_conflict: \[plugin faulty\] GET \/faulty is already served/);
     expect(second).toMatch(new RegExp(`^  at ${faulty.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:21:\\d+$`));
+  });
+
+  it.runIf(Number(process.versions.node.split('.')[0]) < 22)('says that Node 20 does not load a .ts plugin, and how to load it', async () => {
+    const { code, stderr } = await startUpFailure('ts-plugin/manifest.json');
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `tessera: plugin_invalid: [plugin typed] Importing ${path.join(fixturesDir, 'ts-plugin/index.ts')} failed: Node ${process.versions.node} does not load TypeScript. Compile the plugin to JavaScript (tsc)`,
+    );
   });
 });
