@@ -105,16 +105,37 @@ describe.skipIf(unreachable !== undefined)('a plugin package installed next to a
     // The build a publish runs (prepack) compiles too, to the file its exports name.
     await sh(npm, ['run', 'build'], dir);
     expect(readFileSync(path.join(dir, 'dist', 'index.js'), 'utf8')).toContain("name: 'greet'");
+    // A built-in's public entry type-checks the same way (skipLibCheck false).
+    writeFileSync(
+      path.join(dir, 'test', 'search-types.ts'),
+      `import { SEARCH_SERVICE, type SearchService, type IndexInfo } from '${tessera.name}/plugins/search';\n` +
+        `export const token = SEARCH_SERVICE;\nexport const count = (s: SearchService): IndexInfo[] => s.indexes('default');\n`,
+    );
+    await sh(npm, ['exec', '--', 'tsc', '--noEmit'], dir);
   }, 300_000);
 
   it('serves the installed plugin from a manifest with the installed tessera command', async () => {
+    // A local plugin that uses the built-in search through its public entry: the token must be the very one search provides.
+    mkdirSync(path.join(deployment, 'stats'));
+    writeFileSync(
+      path.join(deployment, 'stats', 'index.js'),
+      [
+        `import { definePlugin } from '${tessera.name}/plugin';`,
+        `import { SEARCH_SERVICE } from '${tessera.name}/plugins/search';`,
+        "export default definePlugin({ name: 'stats', version: '1.0.0', dependsOn: ['search'], setup(ctx) {",
+        '  const search = ctx.container.resolve(SEARCH_SERVICE);',
+        "  ctx.routes.add({ method: 'GET', path: '/stats', permission: 'public', handler: ({ tenant }) => ({ indexes: search.indexes(tenant).map((i) => i.name) }) });",
+        '} });',
+        '',
+      ].join('\n'),
+    );
     writeFileSync(
       path.join(deployment, 'manifest.json'),
       JSON.stringify({
         name: 'hello-deployment',
         dataDir: './data',
-        listeners: [{ name: 'main', port: 0, plugins: ['hello'] }],
-        plugins: { hello: { module: 'tessera-plugin-hello', options: { greeting: 'Welcome' } } },
+        listeners: [{ name: 'main', port: 0, plugins: ['hello', 'search', 'stats'] }],
+        plugins: { hello: { module: 'tessera-plugin-hello', options: { greeting: 'Welcome' } }, search: {}, stats: { module: './stats/index.js' } },
       }),
     );
     const child = spawn(process.execPath, [path.join(deployment, 'node_modules', '.bin', 'tessera'), 'serve', '--manifest', 'manifest.json'], {
@@ -140,8 +161,15 @@ describe.skipIf(unreachable !== undefined)('a plugin package installed next to a
       const res = await fetch(`${url}/hello`);
       expect(res.status).toBe(200);
       expect(await json(res)).toEqual({ ok: true, greeting: 'Welcome from hello', visits: 1 });
-      const system = await json(await fetch(`${url}/openapi.json`));
-      expect(Object.keys(system.paths)).toContain('/hello');
+      const openapi = await json(await fetch(`${url}/openapi.json`));
+      expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/hello', '/stats']));
+      const created = await fetch(`${url}/v1/indexes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'books' }),
+      });
+      expect(created.status).toBe(200);
+      expect(await json(await fetch(`${url}/stats`))).toEqual({ ok: true, indexes: ['books'] });
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
