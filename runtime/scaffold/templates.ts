@@ -50,7 +50,6 @@ function packageJson({ name, packageName, typescript, runtime }: ScaffoldInput):
 }
 
 function pluginSource({ name, typescript, runtime }: ScaffoldInput): string {
-  const ctxNote = typescript ? '' : '';
   return `import { definePlugin, z } from '${runtime.name}/plugin';
 
 /** The format of the data this plugin stores: raise it, with a migration, when that shape changes. */
@@ -67,7 +66,7 @@ export default definePlugin({
   name: '${name}',
   version: '0.1.0',
   options,
-  async setup(ctx) {${ctxNote}
+  async setup(ctx) {
     // Records the format on a new store; on older data it would run the migration first.
     await ctx.store.format(DATA_FORMAT);
     const visits = ctx.store.db${typescript ? '<number, string>' : ''}('visits');
