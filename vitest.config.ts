@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^tessera\/kernels$/, replacement: here('./kernels/src/index.ts') },
       { find: /^tessera\/testing$/, replacement: here('./runtime/testing/index.ts') },
       { find: /^tessera\/workflow$/, replacement: here('./plugins/workflow/dsl.ts') },
+      { find: /^tessera\/plugins\/([a-z0-9-]+)$/, replacement: here('./plugins/$1/index.ts') },
       { find: /^tessera$/, replacement: here('./runtime/index.ts') },
     ],
   },

@@ -14,7 +14,8 @@ import { createLogger, flushLogSync } from './logger.js';
 import type { ResolvedManifest } from './manifest.js';
 import { RuntimeMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
-import { directDependencies, loadPlugins, PluginError, type LoadedPlugin } from './plugin-loader.js';
+import { notePluginSource } from './plugin-frame.js';
+import { directDependencies, loadPlugins, PluginError, type LoadedPlugin, type ProvidedPlugin } from './plugin-loader.js';
 import type { Authenticator, PluginContext, Provider, RouteDefinition, RouteHandle } from './plugin-types.js';
 import { builtinRoutePermissions, PermissionRegistry, runtimePermissions } from './permissions.js';
 import { Store, type StoreNamespace } from './store.js';
@@ -25,6 +26,8 @@ import { runtimeVersion } from './version.js';
 
 export interface AppOptions {
   logger?: Logger;
+  /** Plugin definitions handed over in code instead of imported (tessera/testing), by manifest key. */
+  plugins?: ReadonlyMap<string, ProvidedPlugin>;
 }
 
 interface PluginRuntime {
@@ -69,9 +72,11 @@ export class App {
   private outbound?: OutboundClient & { close(): Promise<void> };
   private state: AppState = 'created';
   private readonly startedAt = Date.now();
+  private readonly provided: ReadonlyMap<string, ProvidedPlugin>;
 
   private constructor(manifest: ResolvedManifest, options: AppOptions) {
     this.manifest = manifest;
+    this.provided = options.plugins ?? new Map();
     this.log = options.logger ?? createLogger();
     this.container = rootContainer.createChildContainer();
     this.listeners = manifest.listeners.map(
@@ -113,11 +118,10 @@ export class App {
         );
       }
     }
-    const loaded = await loadPlugins(this.manifest);
+    const loaded = await loadPlugins(this.manifest, this.provided);
     this.store = Store.open(this.manifest.dataDir);
     this.runtimeStore = this.store.namespace(RUNTIME_NAMESPACE);
-    this.runtimeStore.checkFormat(RUNTIME_DATA_FORMAT);
-    this.runtimeStore.commitFormat(RUNTIME_DATA_FORMAT);
+    await this.runtimeStore.format(RUNTIME_DATA_FORMAT);
     this.jobStore = new JobStore(this.runtimeStore);
     this.jobMetrics = new JobMetrics(this.metrics);
     this.registerRuntimeMetrics();
@@ -182,9 +186,12 @@ export class App {
         // Start-up class errors keep their own code (store_version_unsupported, plugin_route_conflict...).
         if (isTesseraError(cause) && (cause.status === 500 || cause.plugin === plugin.name)) {
           cause.plugin ??= plugin.name;
+          notePluginSource(cause, plugin.source);
           throw cause;
         }
-        throw new PluginError('plugin_setup_failed', plugin.name, `setup() failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+        const error = new PluginError('plugin_setup_failed', plugin.name, `setup() failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+        notePluginSource(error, plugin.source);
+        throw error;
       }
     }
     this.setupDone = true;
@@ -333,7 +340,7 @@ export class App {
         return app.kernels;
       },
       log,
-      metrics: this.metrics,
+      metrics: this.metrics.forPlugin(name),
       events: runtime.events,
       jobs: runtime.jobs.view(),
       outbound: this.outbound!,
@@ -466,8 +473,11 @@ export class App {
     });
   }
 
-  /** Run start hooks in dependency order, then bind every listener. */
-  async start(): Promise<void> {
+  /**
+   * Run start hooks in dependency order, then bind every listener. With `listen: false` nothing is
+   * bound: requests reach the listeners through `HttpListener.fetch` only (tessera/testing).
+   */
+  async start(options: { listen?: boolean } = {}): Promise<void> {
     if (this.state !== 'created') throw new Error(`Cannot start an app that is ${this.state}`);
     this.state = 'starting';
     try {
@@ -477,16 +487,21 @@ export class App {
           try {
             await hook();
           } catch (cause) {
-            throw new PluginError('plugin_start_failed', runtime.plugin.name, `onStart hook failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+            const error = new PluginError('plugin_start_failed', runtime.plugin.name, `onStart hook failed: ${(cause as Error)?.message ?? String(cause)}`, {
+              cause,
+            });
+            notePluginSource(error, runtime.plugin.source);
+            throw error;
           }
         }
       }
       for (const runtime of this.plugins) await runtime.jobs.start();
-      for (const listener of this.listeners) {
-        await listener.listen();
-        this.log.info({ listener: listener.name, url: listener.address.url, plugins: listener.config.plugins }, 'listening');
-        flushLogSync(this.log);
-      }
+      if (options.listen !== false)
+        for (const listener of this.listeners) {
+          await listener.listen();
+          this.log.info({ listener: listener.name, url: listener.address.url, plugins: listener.config.plugins }, 'listening');
+          flushLogSync(this.log);
+        }
     } catch (err) {
       await this.stop();
       throw err;

@@ -5,6 +5,8 @@ import { pluginCommands, type CliArgs, type CliCommand, type CliHost, type CliOp
 import { isTesseraError } from './errors.js';
 import { createLogger } from './logger.js';
 import { loadManifest, resolveManifest, type ResolvedManifest } from './manifest.js';
+import { pluginCommand } from './plugin-command.js';
+import { pluginFrameOf } from './plugin-frame.js';
 import { runtimeVersion } from './version.js';
 
 const globalOptions: Record<string, CliOption> = {
@@ -41,6 +43,7 @@ const optionLine = (name: string, o: CliOption): string =>
 export function usageOf(commands: readonly CliCommand[]): string {
   const lines = ['Usage: tessera <command> [options]', '', 'Commands:'];
   for (const c of commands) lines.push(`  ${pad(`${c.name}${c.selectedBy ? ` --${c.selectedBy[0]}` : ''}${c.args ? ` ${c.args}` : ''}`, 22)}${c.summary}`);
+  lines.push(`  ${pad('plugin new <dir>', 22)}Create a plugin package (tessera plugin new --help)`);
   for (const c of commands) {
     const entries = Object.entries(c.options);
     if (entries.length === 0) continue;
@@ -62,6 +65,7 @@ export function usageOf(commands: readonly CliCommand[]): string {
 
 /** Parse argv and run; resolves to the process exit code (serve resolves only when it stops). */
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'plugin') return pluginCommand(argv.slice(1));
   const commands = [serveCommand, ...(await pluginCommands())];
   const usage = usageOf(commands);
   const host: CliHost = {
@@ -183,6 +187,8 @@ function reportFatal(log: ReturnType<typeof createLogger>, err: unknown): void {
   log.flush();
   // The log may go to a collector; the person at the terminal still needs the reason.
   process.stderr.write(`tessera: ${code}: ${message}\n`);
+  const frame = pluginFrameOf(err);
+  if (frame !== undefined) process.stderr.write(`  at ${frame}\n`);
 }
 
 /** parseArgs' own messages suggest `-- "--x` with an unbalanced quote; ours name the option and the ones that exist. */

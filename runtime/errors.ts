@@ -4,7 +4,9 @@
  * with the same body: `{ ok: false, error: { code, message, details? } }`.
  */
 export interface ErrorOptions {
+  /** Sent to the client as `error.details` (field issues, the missing permission, an id). */
   details?: unknown;
+  /** The underlying error: logged with the stack, never sent to the client. */
   cause?: unknown;
   /** Extra response headers, e.g. `Retry-After` for 429 or `Allow` for 405. */
   headers?: Record<string, string>;

@@ -101,7 +101,11 @@ export class HttpListener {
     return this.inFlight;
   }
 
-  async listen(): Promise<void> {
+  private h3?: H3;
+
+  /** The h3 app that runs every request through `handle`, made once per listener. */
+  private h3App(): H3 {
+    if (this.h3) return this.h3;
     const app = new H3({
       // Malformed percent-encoding reaches our pipeline (request id, log, metrics) and is answered
       // there; params are decoded defensively.
@@ -112,7 +116,35 @@ export class HttpListener {
     // A catch-all route, not middleware: h3 then takes its direct dispatch path (no middleware
     // chain per request), and our RouteTable does the real routing.
     app.all('/**', (event) => this.handle(event));
-    const server = createServer(toNodeHandler(app));
+    this.h3 = app;
+    return app;
+  }
+
+  /**
+   * Serve one request through this listener's whole pipeline (host check, auth, throttle,
+   * validation, error body, metrics, log line) without a socket: tessera/testing's `fetch`. A
+   * request gets the headers an HTTP client would send (Host, and Content-Length for a body, which
+   * is read whole first), and its client address is loopback unless `ip` is set on it.
+   */
+  async fetch(request: Request): Promise<Response> {
+    let req = request as Request & { ip?: string };
+    const needsLength = req.body !== null && !req.headers.has('content-length') && !req.headers.has('transfer-encoding');
+    if (!req.headers.has('host') || needsLength) {
+      const headers = new Headers(req.headers);
+      if (!headers.has('host')) headers.set('host', new URL(req.url).host);
+      let body: ArrayBuffer | ReadableStream | null = req.body;
+      if (needsLength) {
+        body = await req.arrayBuffer();
+        headers.set('content-length', String(body.byteLength));
+      }
+      req = new Request(req.url, { method: req.method, headers, body, signal: req.signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) });
+    }
+    if (req.ip === undefined) Object.defineProperty(req, 'ip', { value: '127.0.0.1', enumerable: true });
+    return await this.h3App().fetch(req);
+  }
+
+  async listen(): Promise<void> {
+    const server = createServer(toNodeHandler(this.h3App()));
     // Requests Node refuses before any handler runs (headers too large, unparseable request line):
     // the answer still has our JSON error body, never an empty one.
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {

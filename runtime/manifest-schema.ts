@@ -105,6 +105,10 @@ export const pluginEntrySchema = z
   .object({
     module: z.string().min(1).optional().describe('A path relative to the manifest, or an npm package name. Absent: a built-in plugin.'),
     options: z.record(z.string(), z.unknown()).optional().describe("Validated by the plugin's own options schema."),
+    override: z
+      .boolean()
+      .optional()
+      .describe('Set true when "module" loads a plugin that takes a built-in\'s name on purpose; without it that is plugin_name_conflict.'),
   })
   .strict();
 

@@ -8,6 +8,7 @@ import type { ResolvedManifest } from './manifest.js';
 import type { PluginDefinition } from './plugin-types.js';
 import { isErrorTable } from './define-errors.js';
 import { permissionNamePattern } from './permissions.js';
+import { notePluginSource } from './plugin-frame.js';
 import { issuesOf } from './validation.js';
 
 /** A failure that belongs to one plugin: the code says what, `plugin` says whose. */
@@ -46,13 +47,33 @@ export function builtinPluginFile(name: string): string | undefined {
   return findIndex(path.join(builtinRoot, name));
 }
 
-/** Resolve, import, check and order every plugin of the manifest. Setup is the caller's. */
-export async function loadPlugins(manifest: ResolvedManifest): Promise<LoadedPlugin[]> {
+/** A plugin definition handed over in code (tessera/testing), with where it came from for messages. */
+export interface ProvidedPlugin {
+  definition: unknown;
+  source: string;
+}
+
+/**
+ * Resolve, import, check and order every plugin of the manifest. Setup is the caller's. A plugin in
+ * `provided` is taken as given instead of imported; it is checked the same way.
+ */
+export async function loadPlugins(manifest: ResolvedManifest, provided: ReadonlyMap<string, ProvidedPlugin> = new Map()): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const byName = new Map<string, LoadedPlugin>();
   for (const [key, entry] of Object.entries(manifest.plugins)) {
-    const file = resolvePluginFile(key, entry.module, manifest.dir);
-    const definition = await importDefinition(key, file);
+    const given = provided.get(key);
+    const file = given ? given.source : resolvePluginFile(key, entry.module, manifest.dir);
+    const definition = given ? checkDefinition(key, file, given.definition) : await importDefinition(key, file);
+    const builtin = builtinPluginFile(key);
+    const isTheBuiltin = given ? (await builtinDefinition(key)) === given.definition : path.resolve(file) === builtin;
+    if (builtin !== undefined && !isTheBuiltin && entry.override !== true) {
+      throw new PluginError(
+        'plugin_name_conflict',
+        key,
+        `${file} declares the name "${key}", which is a built-in plugin's. Rename the plugin, or set "override": true on its manifest entry to replace the built-in.`,
+        { details: { builtin: key, source: file } },
+      );
+    }
     if (definition.name !== key) {
       throw new PluginError('plugin_name_mismatch', key, `The manifest names this plugin "${key}" but ${file} declares name "${definition.name}".`);
     }
@@ -146,9 +167,31 @@ async function importDefinition(key: string, file: string): Promise<PluginDefini
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (cause) {
-    throw new PluginError('plugin_invalid', key, `Importing ${file} failed: ${(cause as Error).message}`, { cause });
+    const typescript = (cause as NodeJS.ErrnoException)?.code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[mc]?ts$/.test(file);
+    const error = new PluginError(
+      'plugin_invalid',
+      key,
+      typescript
+        ? `Importing ${file} failed: Node ${process.versions.node} does not load TypeScript. Compile the plugin to JavaScript (tsc) and point "module" at the .js file or at a package whose "exports" names it.`
+        : `Importing ${file} failed: ${(cause as Error).message}`,
+      { cause },
+    );
+    notePluginSource(error, file);
+    throw error;
   }
-  const definition = (mod.default ?? mod.plugin) as Partial<PluginDefinition> | undefined;
+  return checkDefinition(key, file, mod.default ?? mod.plugin);
+}
+
+/** A built-in's own definition (a test handing over the imported plugins/search is not overriding it). */
+async function builtinDefinition(name: string): Promise<unknown> {
+  const file = builtinPluginFile(name);
+  if (file === undefined) return undefined;
+  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  return mod.default ?? mod.plugin;
+}
+
+function checkDefinition(key: string, file: string, exported: unknown): PluginDefinition<any> {
+  const definition = exported as Partial<PluginDefinition> | undefined;
   const problems: string[] = [];
   if (!definition || typeof definition !== 'object') problems.push('no default export');
   else {

@@ -58,18 +58,27 @@ export interface RouteRequest<Body = unknown, Query = Record<string, string>> {
    * `X-Tenant` for cross-tenant keys), or `default` where the listener has auth off.
    */
   tenant: string;
+  /** The underlying h3 event, for what the other fields do not cover. */
   event: H3Event;
+  /** The request method (`HEAD` when a `GET` route answers a `HEAD`). */
   method: string;
   /** The path as requested, without the query string. */
   path: string;
+  /** The full request URL. */
   url: URL;
+  /** Request headers (lower-case names: `headers.get('x-api-key')`). */
   headers: Headers;
+  /** Path parameters, percent-decoded (`/notes/a%2Fb` gives `a/b`). */
   params: Record<string, string>;
+  /** The validated `query` output, or the raw query as `Record<string, string>` when the route has no `query` schema. */
   query: Query;
-  /** The validated JSON body, when the route declares a `body` schema. */
+  /** The validated JSON body, when the route declares a `body` schema; `undefined` otherwise. */
   body: Body;
+  /** The request id, also sent back in `x-request-id`. */
   requestId: string;
+  /** The name of the listener that received the request. */
   listener: string;
+  /** The caller, when the authenticator ran (routes other than `public` on a listener with auth on). */
   principal?: Principal;
   /**
    * Whether a browser page that may act for the user sent this: no `Origin` header (not a
@@ -78,8 +87,9 @@ export interface RouteRequest<Body = unknown, Query = Record<string, string>> {
    * listener with auth on, such as signing in (login CSRF).
    */
   readonly originTrusted: boolean;
+  /** A child logger with `reqId` and `plugin` fields. */
   log: Logger;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away: pass it to long work and to `sse()`. */
   signal: AbortSignal;
   /**
    * Aborted when the listener starts draining for shutdown. Ordinary requests should just finish;
@@ -96,35 +106,51 @@ export interface RouteRequest<Body = unknown, Query = Record<string, string>> {
 }
 
 export interface RouteDefinition<BodySchema extends z.ZodType | undefined = undefined, QuerySchema extends z.ZodType | undefined = undefined> {
+  /** A `GET` route also answers `HEAD` unless a `HEAD` route exists for the path. */
   method: HttpMethod;
-  /** rou3 syntax: `/v1/indexes/:name`, `/files/**`. */
+  /**
+   * A rou3 pattern: `/v1/indexes/:name` (one segment, `params.name`), `/files/:path+` or
+   * `/files/**:path` (one or more segments), `/files/**` (zero or more, `params["0"]`). Case-sensitive;
+   * a trailing slash on the request is ignored. Two patterns differing only in parameter names
+   * (`/notes/:id`, `/notes/:key`) are the same route: the second is `plugin_route_conflict`.
+   */
   path: string;
+  /**
+   * `public`: no credential, even where auth is on. `authenticated`: any valid credential. Any other
+   * string: a permission a loaded plugin declares, which the authenticator must grant.
+   */
   permission: RoutePermission;
   /**
    * `always`: authenticate and check `permission` even on a listener whose auth is off (user and
    * key management is never open). Needs an auth provider plugin loaded.
    */
   authenticate?: 'always';
-  /** Concurrency tier; default `standard`. */
+  /** Concurrency tier (`light`, `standard`, `heavy`); default `standard`. */
   throttle?: ThrottleTier;
-  /** JSON body schema: requires `application/json`, answers 400 `invalid_json` / `validation_failed`. */
+  /**
+   * JSON body schema: requires `application/json`, answers 400 `invalid_json` / `validation_failed`;
+   * the output is `request.body`. Not with `accepts`.
+   */
   body?: BodySchema;
-  /** Query-string schema (values arrive as strings: use `z.coerce`). */
+  /** Query-string schema (values arrive as strings: use `z.coerce`); the output is `request.query`. */
   query?: QuerySchema;
-  /** Content types the route reads itself through `stream()` / `text()` (e.g. `application/x-ndjson`). */
+  /** Content types (lower case, no parameters) the route reads itself through `stream()` / `text()` (e.g. `application/x-ndjson`). */
   accepts?: string[];
-  /** Largest body in bytes; default the manifest's `limits.bodyBytes`. */
+  /** Largest body in bytes, else 413 `body_too_large`; default the manifest's `limits.bodyBytes` (1 MiB). */
   bodyLimit?: number;
-  /** For the OpenAPI document. */
+  /** One line for `/openapi.json`. */
   summary?: string;
+  /** Longer text for `/openapi.json`. */
   description?: string;
+  /** OpenAPI tags; default `[<plugin name>]`. */
   tags?: string[];
-  /** Schema of the success body, for the OpenAPI document. */
+  /** Schema of the success body, for `/openapi.json` only (responses are not validated against it). */
   response?: z.ZodType;
   /** Success status for the OpenAPI document when it is not 200 (e.g. 201 for `reply(201, ...)`). */
   successStatus?: number;
-  /** Content type of the success body when it is not JSON (e.g. `text/event-stream`). */
+  /** Content type of the success body when it is not JSON (e.g. `text/event-stream`), for `/openapi.json`. */
   produces?: string;
+  /** Produces the answer: a JSON value (sent with `ok: true`), `reply(status, body)`, a `Response`, or `sse(...)`. May be async. */
   handler: (
     request: RouteRequest<
       BodySchema extends z.ZodType ? z.output<BodySchema> : undefined,
@@ -156,10 +182,17 @@ export interface RouteRegistry {
 export type Provider<T> = { useValue: T } | { useFactory: (container: DependencyContainer) => T } | { useClass: new (...args: any[]) => T };
 
 export interface AppInfo {
+  /** The manifest's `name`. */
   name: string;
+  /** Absolute path of the store directory. */
   dataDir: string;
+  /** Absolute path of the manifest file (or a label such as `(createTestApp)` for manifests built in code). */
   manifestFile: string;
-  /** Each listener with its bound port (the manifest may say 0), URL, and whether it enforces auth. */
+  /**
+   * Every listener of the manifest with its `url` and whether it enforces auth. Listeners bind after
+   * every `onStart` hook ran: during `setup` and `onStart`, `port` and `url` show the configured port
+   * (`0` for "any"); read it again later (in a handler) for the bound one.
+   */
   readonly listeners: ReadonlyArray<{ name: string; host: string; port: number; url: string; plugins: readonly string[]; auth: boolean }>;
 }
 
@@ -175,11 +208,15 @@ export interface PermissionDeclaration {
 export type PluginJobs = JobsService & { tenant(name: string): JobsService };
 
 export interface PluginContext<Options = Record<string, never>> {
+  /** This plugin's name (its manifest key, store namespace and log field). */
   name: string;
+  /** This plugin's version. */
   version: string;
   /** This plugin's options from the manifest, validated against its schema, defaults applied. */
   config: Options;
+  /** Facts about the deployment: `name`, `dataDir`, `manifestFile`, `listeners`. */
   app: AppInfo;
+  /** `add(definition)` mounts a route on this plugin's listeners; `list()` lists them; `static(prefix, dir)` serves files. */
   routes: RouteRegistry;
   /**
    * This plugin's own DI container. It can resolve its own registrations and the tokens its
@@ -188,10 +225,13 @@ export interface PluginContext<Options = Record<string, never>> {
   container: DependencyContainer;
   /** Register `token` in this plugin's container and make it resolvable by plugins that depend on this one. */
   provide<T>(token: InjectionToken<T>, provider: Provider<T>): void;
+  /** This plugin's namespace in the LMDB store: `db(name)`, `transaction(fn)`, `format(version, migrate)`. */
   store: StoreNamespace;
   /** The shared WASM kernel runner, created on first use. */
   readonly kernels: KernelRunner;
+  /** A pino logger with `plugin: <name>` on every line. */
   log: Logger;
+  /** The application's Prometheus registry and metric factories; a name another plugin registered is `plugin_metric_conflict`. */
   metrics: PluginMetrics;
   /** This plugin's persisted, append-only event log (job transitions are written to it too). */
   events: EventLog<any>;
@@ -207,13 +247,16 @@ export interface PluginContext<Options = Record<string, never>> {
    * retry and show progress. Kept for work that is derived and redone at start anyway.
    */
   tasks: TaskRunner;
+  /** For the auth provider plugin: register the authenticator; read the deployment's declared permissions. */
   auth: {
     /** Make this plugin the authenticator for every listener with auth on (manifest `auth.provider`). */
     setAuthenticator(authenticator: Authenticator): void;
     /** Every permission the deployment's plugins (and the runtime) declare; complete once every setup has run. */
     permissions(): readonly PermissionInfo[];
   };
+  /** Run `hook` after every plugin's setup, in dependency order, before the listeners bind. */
   onStart(hook: () => void | Promise<void>): void;
+  /** Run `hook` at shutdown, in reverse dependency order, after requests drained and jobs stopped. */
   onStop(hook: () => void | Promise<void>): void;
 }
 

@@ -31,7 +31,7 @@ export { EgressDeniedError, type OutboundClient, type OutboundRequestInit, type 
 export type { EgressPolicy } from './outbound/egress-policy.js';
 export type { ErrorCodeDoc } from './error-codes.js';
 export type { PluginMetrics } from './metrics.js';
-export type { StoreNamespace } from './store.js';
+export type { FormatChange, FormatOptions, StoreNamespace } from './store.js';
 export type { TaskHandle, TaskRunner } from './tasks.js';
 export type { ThrottleTier } from './manifest-schema.js';
 export { reply, Reply } from './reply.js';

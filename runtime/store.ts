@@ -1,6 +1,10 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { open, type Database, type DatabaseOptions, type Key, type RootDatabase } from 'lmdb';
+import { open } from 'lmdb';
+// lmdb's ESM declaration file uses `export =`, an error for a plugin compiled with skipLibCheck
+// false; its CommonJS one is the same API and valid.
+// oxlint-disable-next-line no-duplicate-imports
+import type { Database, DatabaseOptions, Key, RootDatabase } from 'lmdb' with { 'resolution-mode': 'require' };
 import { DataDirLock } from './data-dir-lock.js';
 import { TesseraError } from './errors.js';
 import { TenantStore } from './tenant-store.js';
@@ -118,6 +122,21 @@ export class Store {
   }
 }
 
+export interface FormatOptions {
+  /** The format of data written before this plugin recorded any: it is migrated from there. Default: none (a store with nothing recorded is new). */
+  unversioned?: number;
+}
+
+/** What `StoreNamespace.format` found and did. */
+export interface FormatChange {
+  /** The format recorded before the call; undefined on a store with nothing recorded. */
+  from: number | undefined;
+  /** The format now recorded. */
+  to: number;
+  /** Whether `migrate` ran. */
+  migrated: boolean;
+}
+
 export class StoreNamespace {
   readonly plugin: string;
   private readonly store: Store;
@@ -158,23 +177,51 @@ export class StoreNamespace {
   }
 
   /**
-   * The format version of this plugin's stored data (undefined on a fresh store). Refuses data
-   * written by a newer plugin version. Migrate from the returned version, then `commitFormat`.
+   * Bring this plugin's stored data to format `version` and record it; call it once in `setup`,
+   * before reading data. On a store with nothing recorded, `version` is recorded (the data is new)
+   * unless `options.unversioned` says what format data written before any was recorded is in; then
+   * that is the starting point. From an older recorded format, `migrate(from)` runs first and
+   * `version` is recorded only after it resolved: a migration that throws leaves the old version,
+   * so the next start runs it again (`store_migration_failed`). Data in a newer format than
+   * `version` is refused (`store_version_unsupported`).
    */
-  checkFormat(current: number): number | undefined {
-    const stored = this.meta.get(this.formatKey) as number | undefined;
-    if (stored !== undefined && stored > current) {
+  async format(version: number, migrate?: (from: number) => void | Promise<void>, options: FormatOptions = {}): Promise<FormatChange> {
+    if (!Number.isInteger(version) || version < 1) {
+      throw new StoreError('store_format_invalid', `Plugin "${this.plugin}" asked for store format ${String(version)}; a format is an integer from 1.`);
+    }
+    const recorded = this.formatVersion();
+    if (recorded !== undefined && recorded > version) {
       throw new StoreError(
         'store_version_unsupported',
-        `Plugin "${this.plugin}" data in ${this.store.dir} has format version ${stored}, newer than this build reads (${current}).`,
+        `Plugin "${this.plugin}" data in ${this.store.dir} has format version ${recorded}, newer than this build reads (${version}).`,
       );
     }
-    return stored;
+    const from = recorded ?? options.unversioned;
+    if (from !== undefined && from < version) {
+      if (!migrate) {
+        throw new StoreError(
+          'store_migration_failed',
+          `Plugin "${this.plugin}" data in ${this.store.dir} is in format ${from}, this build writes ${version}, and it gives no migration.`,
+        );
+      }
+      try {
+        await migrate(from);
+      } catch (cause) {
+        throw new StoreError(
+          'store_migration_failed',
+          `Plugin "${this.plugin}" could not migrate its data in ${this.store.dir} from format ${from} to ${version}: ${(cause as Error)?.message ?? String(cause)}. Format ${recorded ?? 'none'} stays recorded; the migration runs again at the next start.`,
+          cause,
+        );
+      }
+    }
+    if (recorded !== version) await this.meta.put(this.formatKey, version);
+    return { from: recorded, to: version, migrated: from !== undefined && from < version };
   }
 
-  /** Record that this plugin's data is now in format `version` (after any migration succeeded). */
-  commitFormat(version: number): void {
-    this.meta.putSync(this.formatKey, version);
+  /** The format recorded for this plugin's data, undefined when none is (read only; `format` records). */
+  formatVersion(): number | undefined {
+    const stored = this.meta.get(this.formatKey);
+    return typeof stored === 'number' ? stored : undefined;
   }
 
   private get formatKey(): string {

@@ -1,4 +1,4 @@
-import type { Database, DatabaseOptions, Key, RangeOptions } from 'lmdb';
+import type { Database, DatabaseOptions, Key, RangeOptions } from 'lmdb' with { 'resolution-mode': 'require' };
 
 /** A key inside a tenant's view: a scalar or an array (the tenant is put in front of it). */
 export type TenantKey = string | number | boolean | Array<string | number | boolean | null>;

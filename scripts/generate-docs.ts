@@ -1,5 +1,6 @@
 /**
- * Generates docs/errors.md, docs/manifest.schema.json and the role matrix in docs/rbac.md from the code that defines them, so the
+ * Generates docs/errors.md, docs/manifest.schema.json, the role matrix in docs/rbac.md and the reference tables of
+ * docs/plugin-api.md (from the type definitions) from the code that defines them, so the
  * documentation cannot drift: test/docs.test.ts fails when a generated file is out of date.
  * Run: npm run docs
  */
@@ -15,6 +16,7 @@ import { builtinPluginFile, builtinPluginNames } from '../runtime/plugin-loader.
 import type { PluginDefinition } from '../runtime/plugin-types.js';
 import { updateDoc as updateRbacDoc } from '../plugins/rbac/role-matrix.js';
 import { runtimePermissions, type PermissionInfo } from '../runtime/permissions.js';
+import { updateTypeTables } from './type-tables.js';
 
 export interface ErrorSource {
   title: string;
@@ -89,5 +91,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(`${root}docs/errors.md`, renderErrors(await errorSources()));
   writeFileSync(`${root}docs/manifest.schema.json`, renderManifestSchema());
   writeFileSync(`${root}docs/rbac.md`, updateRbacDoc(readFileSync(`${root}docs/rbac.md`, 'utf8'), await builtinPermissions()));
-  process.stdout.write('wrote docs/errors.md, docs/manifest.schema.json and the generated part of docs/rbac.md\n');
+  writeFileSync(`${root}docs/plugin-api.md`, updateTypeTables(readFileSync(`${root}docs/plugin-api.md`, 'utf8'), root));
+  process.stdout.write('wrote docs/errors.md, docs/manifest.schema.json and the generated parts of docs/rbac.md and docs/plugin-api.md\n');
 }

@@ -17,8 +17,8 @@ export default definePlugin({
   dependsOn: [{ name: 'search', version: '^0.1.0' }],
   options: crawlerOptionsSchema,
   errors,
-  setup(ctx) {
-    ctx.store.checkFormat(1);
+  async setup(ctx) {
+    await ctx.store.format(1);
     const pages = new PageStore(ctx.store);
     const runner = new CrawlRunner({ search: ctx.container.resolve(SEARCH_SERVICE), outbound: ctx.outbound, pages, options: ctx.config, log: ctx.log });
     // A crawl interrupted by a crash is not resumed: it is failed (reason `interrupted`) and the

@@ -13,7 +13,7 @@ import { PermissionSet } from './permissions.js';
 import { Roles, type CustomRoleRecord } from './roles.js';
 import { UserStore, type UserRecord } from './users.js';
 
-/** Version of the data this plugin writes (ctx.store.checkFormat). */
+/** Version of the data this plugin writes (recorded with ctx.store.format in setup). */
 export const RBAC_DATA_FORMAT = 1;
 
 /** Everything the routes, the authenticator and bootstrap share: built once in setup. */
@@ -43,7 +43,6 @@ export interface RbacCore {
  * `sessions` sha256(session id) -> SessionRecord, `passwords` [tenant, userId] -> scrypt hash, `meta`.
  */
 export function createCore(ctx: PluginContext<RbacOptions>): RbacCore {
-  ctx.store.checkFormat(RBAC_DATA_FORMAT);
   const options = ctx.config;
   // Built from the deployment's declarations, which are complete once every plugin's setup has run:
   // rebuilt whenever the runtime hands over a new list (it does not change while serving).

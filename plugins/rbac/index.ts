@@ -1,6 +1,6 @@
 import { definePlugin, defineToken } from 'tessera/plugin';
 import { bootstrap } from './bootstrap.js';
-import { createCore } from './core.js';
+import { createCore, RBAC_DATA_FORMAT } from './core.js';
 import { rbacErrorCodes } from './errors.js';
 import { rbacOptions } from './options.js';
 import { rbacPermissions } from './permissions.js';
@@ -29,7 +29,8 @@ export default definePlugin({
   options: rbacOptions,
   permissions: rbacPermissions,
   errorCodes: rbacErrorCodes,
-  setup(ctx) {
+  async setup(ctx) {
+    await ctx.store.format(RBAC_DATA_FORMAT);
     const core = createCore(ctx);
     ctx.auth.setAuthenticator(core.authenticate);
     registerRoutes(ctx.routes, core);

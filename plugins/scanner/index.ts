@@ -18,8 +18,8 @@ export default definePlugin({
   dependsOn: [{ name: 'search', version: '^0.1.0' }],
   options: scannerOptionsSchema,
   errors,
-  setup(ctx) {
-    ctx.store.checkFormat(1);
+  async setup(ctx) {
+    await ctx.store.format(1);
     const store = new ScanStore(ctx.store);
     // Relative roots are read from the manifest's folder, like every other path in it.
     const manifestDir = ctx.app.manifestFile.startsWith('(') ? process.cwd() : ctx.app.manifestFile.replace(/[/\\][^/\\]*$/, '');

@@ -109,8 +109,11 @@ export class SearchEngine {
    * alone become tenant `default`'s, in one transaction, recorded only once it committed.
    */
   async migrate(): Promise<void> {
-    const stored = this.store.checkFormat(SEARCH_DATA_FORMAT);
-    if (stored === SEARCH_DATA_FORMAT) return;
+    // Stores from before tenancy recorded no format: they are format 1.
+    await this.store.format(SEARCH_DATA_FORMAT, () => this.moveLegacyIndexes(), { unversioned: 1 });
+  }
+
+  private async moveLegacyIndexes(): Promise<void> {
     const legacy = [...this.dbs.indexes.getRange()].filter(({ key }) => !Array.isArray(key));
     if (legacy.length > 0) {
       await this.store.transaction(() => {
@@ -121,7 +124,6 @@ export class SearchEngine {
       });
       this.log.info({ indexes: legacy.length }, 'search catalogue migrated: indexes stored before tenancy belong to tenant "default"');
     }
-    this.store.commitFormat(SEARCH_DATA_FORMAT);
   }
 
   /** Open every stored index and load its segments into kernel memory. */

@@ -1,6 +1,6 @@
 import { prepareRows } from './vector-range.js';
 import { randomBytes } from 'node:crypto';
-import type { Database } from 'lmdb';
+import type { Database } from 'lmdb' with { 'resolution-mode': 'require' };
 import type { Logger } from 'pino';
 import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from 'tessera/kernels';
 import { GeoGrid } from './geo-grid.js';

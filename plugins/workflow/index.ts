@@ -33,7 +33,7 @@ export default definePlugin({
   permissions: workflowPermissions,
   errors: workflowErrors,
   async setup(ctx) {
-    ctx.store.checkFormat(1);
+    await ctx.store.format(1);
     let storage;
     if (ctx.config.dbPath !== undefined) {
       const { sqliteStorage } = await import('./storage-sqlite.js');

@@ -1,4 +1,4 @@
-import type { Database } from 'lmdb';
+import type { Database } from 'lmdb' with { 'resolution-mode': 'require' };
 import type { Logger } from 'pino';
 import type { StoreNamespace } from '../store.js';
 import type {

@@ -1,4 +1,4 @@
-import type { Database } from 'lmdb';
+import type { Database } from 'lmdb' with { 'resolution-mode': 'require' };
 import type { StoreNamespace } from '../store.js';
 import { terminalJobStates, type JobRecord, type ScheduleRecord } from './job-types.js';
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from '../../runtime/app.js';
 import { createLogger } from '../../runtime/logger.js';
 import { resolveManifest } from '../../runtime/manifest.js';
+import { Store } from '../../runtime/store.js';
 import { json, repoRoot, tempDir } from '../helpers/app.js';
 
 /** The fenced block right under a `### <heading>` of docs/plugin-api.md, verbatim. */
@@ -51,6 +52,15 @@ describe('the worked example of docs/plugin-api.md, run verbatim', () => {
   afterAll(async () => {
     await app.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records the store format of notes on a new store', async () => {
+    const store = Store.open(path.join(dir, 'data'), { readOnly: true });
+    try {
+      expect(store.namespace('notes').formatVersion()).toBe(1);
+    } finally {
+      await store.close();
+    }
   });
 
   it('serves the page of its ui folder', async () => {

@@ -16,6 +16,8 @@ export interface BoundaryViolation {
 }
 
 const allowedPackageEntries = new Set(['tessera/plugin', 'tessera/kernels']);
+/** A built-in's public entry (`tessera/plugins/search`): its token and types, as a third-party plugin imports them. */
+const builtinEntry = /^tessera\/plugins\/[a-z0-9-]+$/;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -30,7 +32,9 @@ function sourceFiles(dir: string): string[] {
 /** Why `specifier`, imported by `file` of plugin `pluginDir`, crosses the boundary; undefined when it does not. */
 function violation(pluginsDir: string, pluginDir: string, file: string, specifier: string): string | undefined {
   if (specifier === 'tessera' || specifier.startsWith('tessera/')) {
-    return allowedPackageEntries.has(specifier) ? undefined : `'${specifier}' is not a plugin entry point (use 'tessera/plugin' or 'tessera/kernels')`;
+    return allowedPackageEntries.has(specifier) || builtinEntry.test(specifier)
+      ? undefined
+      : `'${specifier}' is not a plugin entry point (use 'tessera/plugin' or 'tessera/kernels')`;
   }
   if (!specifier.startsWith('.') && !specifier.startsWith('/')) return undefined; // an npm package or a node: builtin
   const target = resolve(dirname(file), specifier);

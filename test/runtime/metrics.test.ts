@@ -2,25 +2,24 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, tempDir, type TestApp } from '../helpers/app.js';
+import { createTestApp, type TestApp } from 'tessera/testing';
+import { fixturesDir, tempDir } from '../helpers/app.js';
 
 const promtool = spawnSync('promtool', ['--version']).status === 0 ? 'promtool' : undefined;
 
 describe('Prometheus metrics', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({
-      listeners: [{ name: 'main', port: 0, plugins: ['kitchen'] }],
-      plugins: { kitchen: { module: './plugins/kitchen/index.js' } },
-    });
-    await fetch(`${t.url()}/kv/alpha`);
-    await fetch(`${t.url()}/kv/beta`);
-    await fetch(`${t.url()}/nowhere`);
+    // No port: the requests go through the listener pipeline, which is what the metrics observe.
+    t = await createTestApp({ plugins: [], manifest: { plugins: { kitchen: { module: './plugins/kitchen/index.js' } } }, dir: fixturesDir });
+    await t.fetch('/kv/alpha');
+    await t.fetch('/kv/beta');
+    await t.fetch('/nowhere');
   });
-  afterAll(() => t.stop());
+  afterAll(() => t.close());
 
   it('counts requests by route pattern, not raw path, and by status', async () => {
-    const text = await (await fetch(`${t.url()}/metrics`)).text();
+    const text = await (await t.fetch('/metrics')).text();
     expect(text).toContain('tessera_http_requests_total{listener="main",method="GET",route="/kv/:key",status="404"} 2');
     expect(text).toContain('tessera_http_requests_total{listener="main",method="GET",route="(unmatched)",status="404"} 1');
     expect(text).not.toContain('/kv/alpha');
@@ -31,7 +30,7 @@ describe('Prometheus metrics', () => {
   });
 
   it.skipIf(!promtool)('passes promtool check metrics', async () => {
-    const text = await (await fetch(`${t.url()}/metrics`)).text();
+    const text = await (await t.fetch('/metrics')).text();
     const file = path.join(tempDir(), 'metrics.txt');
     writeFileSync(file, text);
     const out = execFileSync('sh', ['-c', `promtool check metrics < ${file} 2>&1; echo "exit=$?"`], { encoding: 'utf8' });

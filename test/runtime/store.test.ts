@@ -52,18 +52,50 @@ describe('Store', () => {
     }
   });
 
-  it("tracks a plugin's own data format and refuses a newer one", async () => {
+  it("records a plugin's data format on a fresh store without migrating, and refuses a newer one", async () => {
     const dir = fresh();
     const store = Store.open(dir);
     const ns = store.namespace('search');
-    expect(ns.checkFormat(2)).toBeUndefined();
-    // Nothing is recorded until the plugin says its migration is done.
-    expect(ns.checkFormat(2)).toBeUndefined();
-    ns.commitFormat(2);
-    expect(ns.checkFormat(2)).toBe(2);
-    expect(ns.checkFormat(3)).toBe(2);
-    expect(() => ns.checkFormat(1)).toThrowError(expect.objectContaining({ code: 'store_version_unsupported' }));
+    const calls: number[] = [];
+    expect(ns.formatVersion()).toBeUndefined();
+    expect(await ns.format(2, (from) => void calls.push(from))).toEqual({ from: undefined, to: 2, migrated: false });
+    expect(ns.formatVersion()).toBe(2);
+    expect(await ns.format(2, (from) => void calls.push(from))).toEqual({ from: 2, to: 2, migrated: false });
+    expect(calls).toEqual([]);
+    await expect(ns.format(1)).rejects.toMatchObject({ code: 'store_version_unsupported' });
+    await expect(ns.format(0)).rejects.toMatchObject({ code: 'store_format_invalid' });
+    expect(ns.formatVersion()).toBe(2);
     expect(() => ns.db('bad/name')).toThrowError(expect.objectContaining({ code: 'store_invalid_name' }));
+    await store.close();
+  });
+
+  it('runs the migration from the recorded format and records the new one only after it succeeded', async () => {
+    const store = Store.open(fresh());
+    const ns = store.namespace('notes');
+    await ns.format(1);
+    let attempts = 0;
+    const failing = async (): Promise<void> => {
+      attempts++;
+      throw new Error('disk full');
+    };
+    await expect(ns.format(2, failing)).rejects.toMatchObject({
+      code: 'store_migration_failed',
+      message: expect.stringContaining('from format 1 to 2: disk full'),
+    });
+    expect(ns.formatVersion()).toBe(1);
+    await expect(ns.format(2)).rejects.toMatchObject({ code: 'store_migration_failed', message: expect.stringContaining('gives no migration') });
+    const seen: number[] = [];
+    expect(await ns.format(2, (from) => void seen.push(from))).toEqual({ from: 1, to: 2, migrated: true });
+    expect([attempts, seen, ns.formatVersion()]).toEqual([1, [1], 2]);
+    await store.close();
+  });
+
+  it('migrates data written before any format was recorded from `unversioned`', async () => {
+    const store = Store.open(fresh());
+    const ns = store.namespace('legacy');
+    const seen: number[] = [];
+    expect(await ns.format(3, (from) => void seen.push(from), { unversioned: 1 })).toEqual({ from: undefined, to: 3, migrated: true });
+    expect([seen, ns.formatVersion()]).toEqual([[1], 3]);
     await store.close();
   });
 });

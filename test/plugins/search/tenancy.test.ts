@@ -137,7 +137,7 @@ describe('a store written before tenancy', () => {
     }
     const after = Store.open(dataDir);
     try {
-      expect(after.namespace('search').checkFormat(2)).toBe(2);
+      expect(after.namespace('search').formatVersion()).toBe(2);
       expect(after.namespace('search').db('indexes').get(['default', 'books'])).toMatchObject({ tenant: 'default', name: 'books' });
       expect(after.namespace('search').db('indexes').get('books')).toBeUndefined();
     } finally {
