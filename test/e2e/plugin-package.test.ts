@@ -25,7 +25,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
 async function sh(command: string, args: string[], cwd: string, timeout = 600_000): Promise<string> {
   try {
     const { stdout } = await run(command, args, { cwd, env: cleanEnv(), timeout, maxBuffer: 64 * 1024 * 1024 });
-    return stdout.replace(/\u001b\[[0-9;]*m/g, '');
+    // Colour codes from the scaffold's test runner: ESC [ ... m.
+    return stdout.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(' ')} in ${cwd} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
