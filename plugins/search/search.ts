@@ -6,7 +6,7 @@ import { embedderFor, embedQueryText } from './embedder.js';
 import { parseFilter } from './filter.js';
 import type { SearchIndex } from './search-index.js';
 import { searchGeo } from './search-geo.js';
-import { searchKeyword } from './search-keyword.js';
+import { fieldScorings, searchKeyword } from './search-keyword.js';
 import { searchHybrid, searchSemantic } from './search-vector.js';
 
 const sortSchema = z
@@ -29,6 +29,10 @@ export const searchQuerySchema = z.strictObject({
   mode: z.enum(['keyword', 'semantic', 'hybrid', 'geo']).default('keyword'),
   operator: z.enum(['AND', 'OR']).optional(),
   minimumShouldMatch: z.union([z.string(), z.number().int()]).optional(),
+  /** How a word found in several text fields scores: `bm25f` (default), `sum` or `best` (dis-max). */
+  fieldScoring: z.enum(fieldScorings).default('bm25f'),
+  /** `fieldScoring: best`: the share of the other fields' scores added to the best field's. */
+  tieBreaker: z.number().min(0).max(1).default(0),
   highlight: z.boolean().default(true),
   size: z.number().int().min(0).max(1000).default(10),
   from: z.number().int().min(0).max(100_000).default(0),
