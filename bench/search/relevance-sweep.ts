@@ -11,9 +11,9 @@ import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';
 import { K } from './tasks.js';
 
-const K1S = [0.9, 1.2, 1.6, 2.0];
+const K1S = (process.env['SWEEP_K1'] ?? '0.9,1.2,1.6,2.0').split(',').map(Number);
 const BS = [0.4, 0.6, 0.75];
-const SCORINGS = ['bm25f', 'sum'] as const;
+const SCORINGS = (process.env['SWEEP_SCORING'] ?? 'bm25f,sum').split(',') as Array<'bm25f' | 'sum'>;
 const bench = openBenchEngine('relevance-sweep');
 const rows = new Map<string, Record<string, number>>();
 for (const collection of COLLECTIONS) {
