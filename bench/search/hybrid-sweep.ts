@@ -14,7 +14,7 @@ import { K } from './tasks.js';
 const models = (process.argv[2] ?? 'hashed-ngrams-v2,corpus-lsa-v1').split(',') as BuiltinModel[];
 const GRID: Array<Record<string, unknown>> = JSON.parse(
   process.env['HYBRID_GRID'] ??
-    '[{"mode":"keyword"},{"mode":"semantic"},{"mode":"hybrid"},{"mode":"hybrid","semanticRatio":0.3},{"mode":"hybrid","semanticRatio":0.2}]',
+    '[{"mode":"keyword"},{"mode":"semantic"},{"mode":"hybrid"},{"mode":"hybrid","semanticRatio":0.3},{"mode":"hybrid","semanticRatio":0.2},{"mode":"hybrid","semanticRatio":0.1},{"mode":"hybrid","fusion":"convex"},{"mode":"hybrid","fusion":"convex","semanticRatio":0.3},{"mode":"hybrid","fusion":"convex","semanticRatio":0.2}]',
 );
 const bench = openBenchEngine('hybrid-sweep');
 const rows = new Map<string, Record<string, number>>();

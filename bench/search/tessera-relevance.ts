@@ -43,6 +43,12 @@ export const TESSERA_VARIANTS: TesseraVariant[] = [
   { name: 'tessera-one-field', description: 'keyword, defaults, title and text joined in one english field', index: 'joined', body: {} },
   { name: 'tessera-semantic', description: 'semantic, autoEmbed with the default built-in embedder', index: 'fields', body: { mode: 'semantic' } },
   { name: 'tessera-hybrid', description: 'hybrid at its defaults, autoEmbed with the default built-in embedder', index: 'fields', body: { mode: 'hybrid' } },
+  {
+    name: 'tessera-hybrid-convex',
+    description: 'hybrid, fusion convex (semanticRatio 0.5), autoEmbed with the default built-in embedder',
+    index: 'fields',
+    body: { mode: 'hybrid', fusion: 'convex' },
+  },
 ];
 
 /**

@@ -7,7 +7,7 @@ import { parseFilter } from './filter.js';
 import type { SearchIndex } from './search-index.js';
 import { searchGeo } from './search-geo.js';
 import { fieldScorings, searchKeyword } from './search-keyword.js';
-import { searchHybrid, searchSemantic } from './search-vector.js';
+import { fusions, searchHybrid, searchSemantic } from './search-vector.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -42,6 +42,8 @@ export const searchQuerySchema = z.strictObject({
   filter: z.unknown().optional(),
   /** Query vector for `semantic` and `hybrid` (vectorDimensions finite numbers). */
   vector: z.array(z.number()).max(4096).optional(),
+  /** `hybrid`: how the two sides combine: `rrf` (ranks) or `convex` (normalised scores). */
+  fusion: z.enum(fusions).default('rrf'),
   rrfK: z.number().min(0).default(60),
   windowSize: z.number().int().min(1).max(1000).default(100),
   semanticRatio: z.number().min(0).max(1).default(0.5),
