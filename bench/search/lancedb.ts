@@ -33,7 +33,7 @@ export class LanceDbAdapter implements SearchAdapter {
 
   async search(query: string, k: number): Promise<string[]> {
     if (!this.table) throw new Error('lancedb: search before build');
-    const rows = (await this.table.query().fullTextSearch(query).select(['id']).limit(k).toArray()) as Array<{ id: string }>;
+    const rows = (await this.table.query().fullTextSearch(query).select(['id', '_score']).limit(k).toArray()) as Array<{ id: string }>;
     return rows.map((r) => String(r.id));
   }
 
