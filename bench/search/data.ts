@@ -47,10 +47,22 @@ function readJsonl<T>(file: string): T[] {
 
 /** The Cranfield collection: 1,400 docs, 225 queries, graded qrels (TSV, header `query-id corpus-id score`). */
 export function loadCranfield(): Cranfield {
-  const dir = join(dataDir(), 'cranfield');
-  const docsFile = requireFile(join(dir, 'docs.jsonl'), 'Cranfield docs.jsonl');
-  const queriesFile = requireFile(join(dir, 'queries.jsonl'), 'Cranfield queries.jsonl');
-  const qrelsFile = requireFile(join(dir, 'qrels.tsv'), 'Cranfield qrels.tsv');
+  return loadCollection('cranfield');
+}
+
+/** The relevance collections of ../shared/data, each `{docs,queries}.jsonl` and `qrels.tsv` (see its README). */
+export const COLLECTIONS = ['cranfield', 'nfcorpus_pp', 'cisi'] as const;
+export type CollectionName = (typeof COLLECTIONS)[number];
+
+/**
+ * A judged collection in Cranfield's layout. Queries without any judgment are dropped (CISI
+ * judges 76 of its 112 queries; the others would score 0 for every engine).
+ */
+export function loadCollection(name: CollectionName): Cranfield {
+  const dir = join(dataDir(), name);
+  const docsFile = requireFile(join(dir, 'docs.jsonl'), `${name} docs.jsonl`);
+  const queriesFile = requireFile(join(dir, 'queries.jsonl'), `${name} queries.jsonl`);
+  const qrelsFile = requireFile(join(dir, 'qrels.tsv'), `${name} qrels.tsv`);
   const [header, ...rows] = readFileSync(qrelsFile, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
@@ -68,7 +80,9 @@ export function loadCranfield(): Cranfield {
     title: d.title ?? '',
     text: d.text ?? '',
   }));
-  const queries = readJsonl<{ id: string | number; text: string }>(queriesFile).map((q) => ({ id: String(q.id), text: q.text }));
+  const queries = readJsonl<{ id: string | number; text: string }>(queriesFile)
+    .map((q) => ({ id: String(q.id), text: q.text }))
+    .filter((q) => name === 'cranfield' || qrels.has(q.id));
   return { docs, queries, qrels };
 }
 

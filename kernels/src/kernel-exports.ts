@@ -57,6 +57,9 @@ export interface KernelExports {
     filterPtr: number,
     heapPtr: number,
     k: number,
+    fieldMode: number,
+    groups: number,
+    tie: number,
   ): number;
   rrfFuse(listTablePtr: number, listCount: number, rankConstant: number, idSpace: number, scratchPtr: number, heapPtr: number, k: number): number;
   geoNearest(

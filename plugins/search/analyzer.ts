@@ -1,5 +1,6 @@
 import { InputError } from 'tessera/plugin';
 import { stemEnglish, stripPossessive } from './english-stemmer.js';
+import { functionWords } from './natural-language-operators.js';
 import { englishStopWords } from './stop-words.js';
 import { tokenize, type Token } from './tokenizer.js';
 
@@ -14,6 +15,11 @@ export interface Analyzer {
    * word) leaves a gap and phrases stay exact; `start`/`end` locate the word in `text`.
    */
   analyze(text: string): Token[];
+  /**
+   * Words a query written as a sentence drops before analysis (natural-language-operators.ts):
+   * the english analyzer's are the function words that mark prose. @default none
+   */
+  readonly proseStopWords?: ReadonlySet<string>;
 }
 
 export function defineAnalyzer(analyzer: Analyzer): Analyzer {
@@ -29,6 +35,7 @@ export const standardAnalyzer = defineAnalyzer({
 /** `standard`, then possessives, Lucene's English stop words and the Porter2 stemmer. */
 export const englishAnalyzer = defineAnalyzer({
   name: 'english',
+  proseStopWords: functionWords,
   analyze(text) {
     const terms: Token[] = [];
     for (const token of tokenize(text)) {

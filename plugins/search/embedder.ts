@@ -17,6 +17,8 @@ export const builtinModels = [HASHED_EMBEDDER, HASHED_NGRAMS_V2, CORPUS_LSA_V1] 
 export type BuiltinModel = (typeof builtinModels)[number];
 /** What a new index, or a PATCH to `{type: "builtin"}`, gets. */
 export const LATEST_BUILTIN_MODEL: BuiltinModel = HASHED_NGRAMS_V2;
+/** The built-in embedders' own dimension: what `autoEmbed` without `vectorDimensions` embeds into. */
+export const BUILTIN_DIMENSIONS = 384;
 
 export class EmbedderError extends TesseraError {
   constructor(message: string, details?: Record<string, unknown>) {
@@ -193,6 +195,16 @@ export class EmbedderCatalog {
 
   has(name: string): boolean {
     return Object.hasOwn(this.configs, name);
+  }
+
+  /**
+   * The size of the vectors the embedder `settings.embedder` makes, when it is known without
+   * calling it: the built-in ones' 384, or a manifest embedder's `dimensions`.
+   */
+  dimensionsOf(settings: Pick<IndexSettings, 'embedder'>): number | undefined {
+    const e = settings.embedder as unknown;
+    if (typeof e === 'string') return this.has(e) ? this.configs[e]!.dimensions : undefined;
+    return e && typeof e === 'object' && (e as { type?: unknown }).type === 'builtin' ? BUILTIN_DIMENSIONS : undefined;
   }
 
   /** Throws `embedder_not_allowed` unless `settings.embedder` is the built-in or a name defined here. */

@@ -2,7 +2,7 @@ import type { Analyzer } from './analyzer.js';
 import { matchAll, matchNone, type BooleanQuery, type QueryNode } from './query-ast.js';
 import { lexQuery, type QueryToken } from './query-lexer.js';
 import { parseMinimumShouldMatch, resolveMinimumShouldMatch } from './minimum-should-match.js';
-import { applyNaturalLanguageOperators, type NaturalLanguageMode } from './natural-language-operators.js';
+import { applyNaturalLanguageOperators, dropProseFunctionWords, type NaturalLanguageMode } from './natural-language-operators.js';
 
 export interface ParseQueryOptions {
   /** Analyses leaves without a `field:` qualifier: the analyzer of the fields being searched. */
@@ -38,7 +38,8 @@ export function parseQuery(q: string, options: ParseQueryOptions): QueryNode {
   if (q.trim() === '') return matchAll;
   const fields = options.fields ?? {};
   const lexed = lexQuery(q, { fields: new Set(Object.keys(fields)) });
-  const tokens = limitDepth(applyNaturalLanguageOperators(lexed, options.naturalLanguage ?? 'auto'));
+  const natural = options.naturalLanguage ?? 'auto';
+  const tokens = limitDepth(dropProseFunctionWords(applyNaturalLanguageOperators(lexed, natural), options.analyzer.proseStopWords, natural));
   const items = new TokenParser(tokens).parseAll();
   const builder = new TreeBuilder(options.analyzer, fields, options.defaultOperator ?? 'OR');
   const root = builder.combine(items, builder.defaultOperator, undefined);

@@ -193,6 +193,7 @@ export class SearchEngine {
 
   async create(tenant: string, input: CreateIndexInput): Promise<IndexDefinition> {
     const name = validateIndexName(input.name);
+    input = { ...input, settings: this.embedderDefaults(input.settings) };
     checkAutoEmbed(input.settings);
     this.embedders.check(input.settings);
     const key = keyOf(tenant, name);
@@ -226,7 +227,16 @@ export class SearchEngine {
     const index = this.get(tenant, name);
     const merged = input.mappings ? mergeMappings(index.record.mappings, input.mappings) : undefined;
     const settings = input.settings ? mergeSettings(index.record.settings, input.settings) : undefined;
-    if (settings) checkAutoEmbed(settings.settings);
+    if (settings) {
+      // Filled when this PATCH turns autoEmbed on or changes the embedder. A metric filled in
+      // changes nothing (vectors without one were compared by cosine); a dimension does.
+      if (settings.changed.includes('autoEmbed') || settings.changed.includes('embedder')) {
+        const filled = this.embedderDefaults(settings.settings);
+        if (filled.vectorDimensions !== settings.settings.vectorDimensions) settings.changed.push('vectorDimensions');
+        settings.settings = filled;
+      }
+      checkAutoEmbed(settings.settings);
+    }
     // An index stored with an inline endpoint keeps it through PATCHes of other settings.
     if (
       settings &&
@@ -270,6 +280,21 @@ export class SearchEngine {
     return describe(index);
   }
 
+  /**
+   * autoEmbed without `vectorDimensions` embeds into the embedder's own dimension when it is known
+   * (the built-in ones', a manifest embedder's `dimensions`), and without `vectorMetric` compares
+   * by cosine, the metric embedders are made for; the filled values are stored and shown.
+   */
+  private embedderDefaults(settings: IndexRecord['settings']): IndexRecord['settings'] {
+    if (!settings.autoEmbed) return settings;
+    const dims = settings.vectorDimensions ?? this.embedders.dimensionsOf(settings);
+    return {
+      ...settings,
+      ...(dims !== undefined ? { vectorDimensions: dims } : {}),
+      vectorMetric: settings.vectorMetric ?? 'cosine',
+    };
+  }
+
   async delete(tenant: string, name: string): Promise<void> {
     const index = this.get(tenant, name);
     this.indexes.delete(keyOf(tenant, name));
@@ -286,9 +311,13 @@ export class SearchEngine {
 /** autoEmbed needs to know the vector size to embed into. */
 function checkAutoEmbed(settings: IndexRecord['settings']): void {
   if (settings.autoEmbed && settings.vectorDimensions === undefined) {
-    throw new InputError('validation_failed', 'settings.autoEmbed needs settings.vectorDimensions (the size of the vectors to embed into, e.g. 384).', {
-      details: { issues: [{ path: 'settings.vectorDimensions', message: 'required when autoEmbed is true' }] },
-    });
+    throw new InputError(
+      'validation_failed',
+      'settings.autoEmbed needs settings.vectorDimensions (the size of the vectors to embed into, e.g. 384): this embedder does not declare its dimensions (set `dimensions` on it in plugins.search.options.embedders, or give vectorDimensions).',
+      {
+        details: { issues: [{ path: 'settings.vectorDimensions', message: 'required when autoEmbed is true' }] },
+      },
+    );
   }
 }
 

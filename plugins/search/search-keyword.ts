@@ -18,6 +18,19 @@ export interface KeywordQuery {
   fields?: string[];
   operator?: 'AND' | 'OR';
   minimumShouldMatch?: string | number;
+  /**
+   * How a word's matches in several text fields combine (see docs/search-query.md): `bm25f` (the
+   * default) saturates the fields' boosted, length-normalised frequencies once, with one idf;
+   * `sum` adds each field's BM25 score; `best` keeps the best field's plus `tieBreaker` times the rest.
+   */
+  fieldScoring?: FieldScoring;
+  /** `best`: the share of the other fields' scores added to the best one's. @default 0 */
+  tieBreaker?: number;
+  /**
+   * A word repeated in `q` weighs as many times as it is written (BM25's query-term frequency,
+   * as Lucene sums repeated clauses). Off only to measure it. @default true
+   */
+  queryTermFrequency?: boolean;
   highlight?: boolean;
   size: number;
   from: number;
@@ -28,6 +41,9 @@ export interface KeywordQuery {
   select?: string[];
   filter?: FilterNode;
 }
+
+export const fieldScorings = ['bm25f', 'sum', 'best'] as const;
+export type FieldScoring = (typeof fieldScorings)[number];
 
 export interface Hit {
   id: string;
@@ -80,7 +96,9 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
   if (n === 0 || segments.length === 0) return { total: 0, hits: [] };
 
   const scope = { fields: fields.map((f) => f.field) };
-  const leaves = dedupeLeaves(positiveLeaves(ast));
+  const { leaves, repeats } = dedupeLeaves(positiveLeaves(ast));
+  const qtf = (t: number): number => (query.queryTermFrequency === false ? 1 : repeats[t]!);
+  const fieldScoring: FieldScoring = fields.length > 1 ? (query.fieldScoring ?? 'bm25f') : 'sum';
   const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
     ast.type === 'term' ? { type: 'bool', must: [], should: [ast], mustNot: [], minimumShouldMatch: 1 } : isFlatDisjunction(ast) ? ast : undefined;
 
@@ -110,6 +128,14 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
     dfCache.set(key, count);
     return count;
   };
+  // BM25F's one idf per word over the combined field: its document frequency is the largest of
+  // the searched fields' (Lucene's CombinedFieldQuery), which needs no union of postings.
+  const combinedIdf = (leaf: TermQuery | PhraseQuery): number => {
+    const dfOf = (term: string): number =>
+      leaf.field !== undefined ? df(leaf.field, term) : fields.reduce((max, { field }) => Math.max(max, df(field, term)), 0);
+    return leaf.type === 'term' ? idf(docsTotal, dfOf(leaf.term)) : leaf.terms.reduce((sum, term) => sum + idf(docsTotal, dfOf(term)), 0);
+  };
+  const combined = fieldScoring === 'bm25f' ? leaves.map((leaf, t) => combinedIdf(leaf) * qtf(t)) : [];
 
   const temporary: Array<PostingsBlock | BitsetBlock> = [];
   const bm25Segments: Bm25Segment[] = [];
@@ -137,7 +163,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       matchSets.push(exact ?? allowed);
       const terms: Bm25Term[] = [];
       leaves.forEach((leaf, t) => {
-        for (const { field, boost } of fields) {
+        for (const [f, { field, boost }] of fields.entries()) {
           if (leaf.field !== undefined && leaf.field !== field) continue;
           const loaded = seg.fields[field];
           const text = seg.data.text[field];
@@ -151,9 +177,10 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
               postings: runner.postingsView(loaded.postings, start, end - start),
               docLengths: loaded.lengths,
               avgdl: avgdl(field),
-              idf: idf(docsTotal, df(field, leaf.term)),
+              idf: fieldScoring === 'bm25f' ? combined[t]! : idf(docsTotal, df(field, leaf.term)) * qtf(t),
               boost,
               term: t,
+              field: f,
             });
           } else {
             const matches = phraseMatches(text, leaf.terms, leaf.positions);
@@ -162,8 +189,8 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
             const tfs = Uint32Array.from(docs, (d) => matches.get(d)!);
             const postings = runner.loadPostings(docs, tfs);
             temporary.push(postings);
-            const phraseIdf = leaf.terms.reduce((sum, term) => sum + idf(docsTotal, df(field, term)), 0);
-            terms.push({ postings, docLengths: loaded.lengths, avgdl: avgdl(field), idf: phraseIdf, boost, term: t });
+            const phraseIdf = fieldScoring === 'bm25f' ? combined[t]! : leaf.terms.reduce((sum, term) => sum + idf(docsTotal, df(field, term)), 0) * qtf(t);
+            terms.push({ postings, docLengths: loaded.lengths, avgdl: avgdl(field), idf: phraseIdf, boost, term: t, field: f });
           }
         }
       });
@@ -189,6 +216,8 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
         k1: index.record.settings.k1,
         b: index.record.settings.b,
         minimumShouldMatch: flat ? Math.max(1, flat.minimumShouldMatch) : 1,
+        fieldScoring,
+        tieBreaker: query.tieBreaker ?? 0,
       });
       ranked = Array.from(result.ids, (global, i) => ({ global, score: result.scores[i]! }));
       total = flat ? result.total : exactTotal;
@@ -233,14 +262,23 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
   }
 }
 
-function dedupeLeaves<T extends { type: string }>(leaves: T[]): T[] {
-  const seen = new Set<string>();
-  return leaves.filter((leaf) => {
+/** The distinct leaves, and how many times each was written in the query. */
+function dedupeLeaves<T extends { type: string }>(all: T[]): { leaves: T[]; repeats: number[] } {
+  const seen = new Map<string, number>();
+  const leaves: T[] = [];
+  const repeats: number[] = [];
+  for (const leaf of all) {
     const key = JSON.stringify(leaf);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+    const at = seen.get(key);
+    if (at !== undefined) {
+      repeats[at]!++;
+      continue;
+    }
+    seen.set(key, leaves.length);
+    leaves.push(leaf);
+    repeats.push(1);
+  }
+  return { leaves, repeats };
 }
 
 function sortBy(

@@ -25,8 +25,17 @@ export interface VectorQuery extends VectorSearchOptions {
   select?: string[];
 }
 
+export const fusions = ['rrf', 'convex'] as const;
+export type Fusion = (typeof fusions)[number];
+
 export interface HybridQuery extends KeywordQuery, VectorSearchOptions {
   vector: readonly number[];
+  /**
+   * `rrf`: reciprocal rank fusion of the two windows. `convex`: each window's scores min-max
+   * normalised to 0..1 (a document missing from one window gets 0 there), then
+   * `(1 - semanticRatio) * keyword + semanticRatio * semantic`. @default 'rrf'
+   */
+  fusion?: Fusion;
   rrfK: number;
   windowSize: number;
   semanticRatio: number;
@@ -155,8 +164,11 @@ export async function searchHybrid(
   };
   const lists = [keywordRanked.map((r) => idOf(r.id)), semantic.ranked.map((r) => idOf(r.id))];
   const want = query.from + query.size;
+  const fusion = query.fusion ?? 'rrf';
+  const weights = { keyword: 1 - query.semanticRatio, semantic: query.semanticRatio };
   let order: Array<{ slot: number; score: number }>;
   if (ids.length === 0 || want === 0) order = [];
+  else if (fusion === 'convex') order = convexFusion(ids, [keywordRanked, semantic.ranked], [weights.keyword, weights.semantic], idOf).slice(0, want);
   else if (lists[0]!.length === 0 || lists[1]!.length === 0) {
     const only = lists[0]!.length === 0 ? 1 : 0;
     order = lists[only]!.map((s, rank) => ({ slot: s, score: 1 / (query.rrfK + rank + 1) }));
@@ -164,15 +176,14 @@ export async function searchHybrid(
     const fused = await runner.rrf({
       lists,
       k: Math.min(want, ids.length),
-      weights: [1 - query.semanticRatio, query.semanticRatio],
+      weights: [weights.keyword, weights.semantic],
       rankConstant: query.rrfK,
       idSpace: ids.length,
     });
     order = Array.from(fused.ids, (s, i) => ({ slot: s, score: fused.scores[i]! }));
   }
-  const rankIn = (list: Ranked[]): Map<string, { rank: number; score: number }> => new Map(list.map((r, i) => [r.id, { rank: i + 1, score: r.score }]));
-  const keywordRanks = rankIn(keywordRanked);
-  const semanticRanks = rankIn(semantic.ranked);
+  const keywordRanks = explainSide(keywordRanked, weights.keyword, fusion, query.rrfK);
+  const semanticRanks = explainSide(semantic.ranked, weights.semantic, fusion, query.rrfK);
   const highlight = query.highlight === false ? undefined : keywordHighlighter(index, query);
   const hits: Array<Hit & { explain?: unknown }> = [];
   for (const { slot: s, score } of order.slice(query.from, want)) {
@@ -184,8 +195,57 @@ export async function searchHybrid(
       score,
       source: projectSource(source, projection),
       highlight: highlight ? highlight(source) : {},
-      ...(query.explain ? { explain: { rrfScore: score, keyword: keywordRanks.get(id) ?? null, semantic: semanticRanks.get(id) ?? null } } : {}),
+      ...(query.explain
+        ? {
+            explain: {
+              fusion,
+              ...(fusion === 'rrf' ? { rrfScore: score } : { convexScore: score }),
+              keyword: keywordRanks.get(id) ?? null,
+              semantic: semanticRanks.get(id) ?? null,
+            },
+          }
+        : {}),
     });
   }
   return { total: ids.length, hits };
+}
+
+/** Each window's scores min-max normalised to 0..1: the best 1, the last 0 (all 1 when they tie). */
+function normalise(list: readonly Ranked[]): number[] {
+  if (list.length === 0) return [];
+  const max = list[0]!.score;
+  const min = list[list.length - 1]!.score;
+  return list.map((r) => (max > min ? (r.score - min) / (max - min) : 1));
+}
+
+/** `convex` fusion: weighted sum of the normalised scores, best first, ties by id. */
+function convexFusion(
+  ids: readonly string[],
+  sides: readonly [readonly Ranked[], readonly Ranked[]],
+  weights: readonly [number, number],
+  idOf: (id: string) => number,
+): Array<{ slot: number; score: number }> {
+  const scores = new Float64Array(ids.length);
+  sides.forEach((list, side) => {
+    const normal = normalise(list);
+    list.forEach((r, i) => (scores[idOf(r.id)]! += weights[side]! * normal[i]!));
+  });
+  return Array.from(scores, (score, slot) => ({ slot, score })).sort((a, b) => b.score - a.score || (ids[a.slot]! < ids[b.slot]! ? -1 : 1));
+}
+
+/**
+ * Per document of one side's window, what `explain` shows: its rank and raw score there, the
+ * side's weight, and what the side added to the fused score (`weight / (rrfK + rank)` for RRF,
+ * `weight * normalised` for convex, with the normalised score).
+ */
+function explainSide(list: readonly Ranked[], weight: number, fusion: Fusion, rrfK: number): Map<string, Record<string, number>> {
+  const normal = fusion === 'convex' ? normalise(list) : [];
+  return new Map(
+    list.map((r, i): [string, Record<string, number>] => [
+      r.id,
+      fusion === 'convex'
+        ? { rank: i + 1, score: r.score, weight, normalized: normal[i]!, contribution: weight * normal[i]! }
+        : { rank: i + 1, score: r.score, weight, contribution: weight / (rrfK + i + 1) },
+    ]),
+  );
 }

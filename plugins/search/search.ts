@@ -6,8 +6,8 @@ import { embedderFor, embedQueryText } from './embedder.js';
 import { parseFilter } from './filter.js';
 import type { SearchIndex } from './search-index.js';
 import { searchGeo } from './search-geo.js';
-import { searchKeyword } from './search-keyword.js';
-import { searchHybrid, searchSemantic } from './search-vector.js';
+import { fieldScorings, searchKeyword } from './search-keyword.js';
+import { fusions, searchHybrid, searchSemantic } from './search-vector.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -29,6 +29,10 @@ export const searchQuerySchema = z.strictObject({
   mode: z.enum(['keyword', 'semantic', 'hybrid', 'geo']).default('keyword'),
   operator: z.enum(['AND', 'OR']).optional(),
   minimumShouldMatch: z.union([z.string(), z.number().int()]).optional(),
+  /** How a word found in several text fields scores: `bm25f` (default), `sum` or `best` (dis-max). */
+  fieldScoring: z.enum(fieldScorings).default('bm25f'),
+  /** `fieldScoring: best`: the share of the other fields' scores added to the best field's. */
+  tieBreaker: z.number().min(0).max(1).default(0),
   highlight: z.boolean().default(true),
   size: z.number().int().min(0).max(1000).default(10),
   from: z.number().int().min(0).max(100_000).default(0),
@@ -38,6 +42,8 @@ export const searchQuerySchema = z.strictObject({
   filter: z.unknown().optional(),
   /** Query vector for `semantic` and `hybrid` (vectorDimensions finite numbers). */
   vector: z.array(z.number()).max(4096).optional(),
+  /** `hybrid`: how the two sides combine: `rrf` (ranks) or `convex` (normalised scores). */
+  fusion: z.enum(fusions).default('rrf'),
   rrfK: z.number().min(0).default(60),
   windowSize: z.number().int().min(1).max(1000).default(100),
   semanticRatio: z.number().min(0).max(1).default(0.5),

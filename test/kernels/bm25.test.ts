@@ -29,6 +29,7 @@ function randomSegment(rand: () => number, docCount: number, termCount: number):
         idf: 0.1 + rand() * 5,
         boost: field === 0 ? 2 : 1,
         term: t,
+        field,
       });
     }
   }
@@ -50,7 +51,7 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
       if (!lengths.has(t.docLengths)) lengths.set(t.docLengths, runner.loadDocLengths(t.docLengths as Uint32Array));
       const p = runner.loadPostings(t.docs as Uint32Array, t.tfs as Uint32Array);
       postings.push(p);
-      return { postings: p, docLengths: lengths.get(t.docLengths)!, avgdl: t.avgdl, idf: t.idf, boost: t.boost!, term: t.term! };
+      return { postings: p, docLengths: lengths.get(t.docLengths)!, avgdl: t.avgdl, idf: t.idf, boost: t.boost!, term: t.term!, field: t.field! };
     });
     return { terms, release: () => [...postings, ...lengths.values()].forEach((b) => runner.release(b)) };
   }
@@ -89,6 +90,79 @@ describe.each(['release', 'debug'] as const)('bm25 (%s build)', (build) => {
     } finally {
       release();
       runner.release(filter);
+    }
+  });
+
+  it.each(['bm25f', 'best'] as const)('combines fields as %s like the reference (f32 against f64), for OR and AND, with a filter', async (fieldScoring) => {
+    const rand = prng(fieldScoring === 'bm25f' ? 11 : 12);
+    const docCount = 3000;
+    const termCount = 3;
+    const seg = randomSegment(rand, docCount, termCount);
+    // bm25f: one idf per term over its fields (the first field's).
+    if (fieldScoring === 'bm25f') seg.terms.forEach((t, i) => (t.idf = seg.terms[i - (i % 2)]!.idf));
+    const { terms, release } = load(seg);
+    const allowed = new Set(Array.from({ length: docCount }, (_, d) => d).filter(() => rand() < 0.5));
+    const filter = runner.loadBitsetFromIds(allowed, docCount);
+    try {
+      for (const minimumShouldMatch of [1, termCount]) {
+        for (const withFilter of [false, true]) {
+          const q = { k: 50, k1: 1.2, b: 0.75, minimumShouldMatch, fieldScoring, tieBreaker: 0.3 };
+          const actual = await runner.bm25({ ...q, segments: [{ docBase: 0, docCount, terms, ...(withFilter ? { filter } : {}) }] });
+          const expected = reference.bm25Search({
+            ...q,
+            segments: [{ docBase: 0, docCount, terms: seg.terms, ...(withFilter ? { allowed: (d: number) => allowed.has(d) } : {}) }],
+          });
+          expect(actual.total).toBe(expected.total);
+          expect(actual.ids.length).toBe(expected.ids.length);
+          // Same scores rank by rank (ids may swap only where two scores tie within f32 rounding).
+          expected.scores.forEach((score, i) => expect(actual.scores[i]).toBeCloseTo(score, 4));
+          const same = [...actual.ids].filter((id) => [...expected.ids].includes(id)).length;
+          expect(same).toBeGreaterThanOrEqual(expected.ids.length - 2);
+        }
+      }
+    } finally {
+      release();
+      runner.release(filter);
+    }
+  });
+
+  it('bm25f saturates a term once across fields; best keeps the best field plus the tie-breaker share', async () => {
+    // Two fields of length 10 everywhere (avgdl 10, so the length norm is 1). Document 0 holds the
+    // term twice in each field; document 1 four times in field 0 only.
+    const lengths = runner.loadDocLengths(new Uint32Array(2).fill(10));
+    const inBoth = [runner.loadPostings(Uint32Array.of(0, 1), Uint32Array.of(2, 4)), runner.loadPostings(Uint32Array.of(0), Uint32Array.of(2))];
+    const terms = inBoth.map((postings, field) => ({ postings, docLengths: lengths, avgdl: 10, idf: 2, term: 0, field }));
+    const segments = [{ docBase: 0, docCount: 2, terms }];
+    const k1 = 1.2;
+    const sat = (tf: number): number => (2 * tf * (k1 + 1)) / (tf + k1);
+    try {
+      const bm25f = await runner.bm25({ k: 2, k1, segments, fieldScoring: 'bm25f' });
+      // Both documents hold the term 4 times in all: one saturation of 4 each, a tie broken by ordinal.
+      expect([...bm25f.ids]).toEqual([0, 1]);
+      expect(bm25f.scores[0]).toBeCloseTo(sat(4), 5);
+      expect(bm25f.scores[1]).toBeCloseTo(sat(4), 5);
+      const sum = await runner.bm25({ k: 2, k1, segments });
+      // Summed per field, two saturations of 2 beat one of 4.
+      expect([...sum.ids]).toEqual([0, 1]);
+      expect(sum.scores[0]).toBeCloseTo(2 * sat(2), 5);
+      expect(sum.scores[1]).toBeCloseTo(sat(4), 5);
+      // Dis-max: document 1's one field of 4 beats document 0's best field of 2 ...
+      const best = await runner.bm25({ k: 2, k1, segments, fieldScoring: 'best' });
+      expect([...best.ids]).toEqual([1, 0]);
+      expect(best.scores[0]).toBeCloseTo(sat(4), 5);
+      expect(best.scores[1]).toBeCloseTo(sat(2), 5);
+      // ... until the tie-breaker adds half of document 0's other field.
+      const tied = await runner.bm25({ k: 2, k1, segments, fieldScoring: 'best', tieBreaker: 0.5 });
+      expect([...tied.ids]).toEqual([0, 1]);
+      expect(tied.scores[0]).toBeCloseTo(sat(2) * 1.5, 5);
+      expect(tied.scores[1]).toBeCloseTo(sat(4), 5);
+      // A term's entries must be adjacent for bm25f to find them.
+      const split = [terms[0]!, { ...terms[0]!, term: 1 }, { ...terms[1]!, term: 0 }];
+      await expect(runner.bm25({ k: 2, segments: [{ docBase: 0, docCount: 2, terms: split }], fieldScoring: 'bm25f' })).rejects.toMatchObject({
+        code: 'kernel_invalid_input',
+      });
+    } finally {
+      [...inBoth, lengths].forEach((b) => runner.release(b));
     }
   });
 

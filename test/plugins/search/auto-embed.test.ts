@@ -64,9 +64,30 @@ describe('autoEmbed', () => {
     expect(result.hits[0].explain.semantic.rank).toBe(1);
   });
 
-  it('refuses autoEmbed without vectorDimensions', async () => {
-    const res = await postJson(base, { name: 'noauto', mappings: { title: { type: 'text' } }, settings: { autoEmbed: true } });
-    expect(res.status).toBe(400);
-    expect((await json(res)).error.details.issues[0].path).toBe('settings.vectorDimensions');
+  it("embeds into the built-in embedder's own 384 dimensions by cosine when vectorDimensions and vectorMetric are left out", async () => {
+    const res = await postJson(base, { name: 'defaults', mappings: { title: { type: 'text' } }, settings: { autoEmbed: true } });
+    expect(res.status).toBe(200);
+    expect((await json(res)).index.settings).toMatchObject({ autoEmbed: true, vectorDimensions: 384, vectorMetric: 'cosine' });
+    expect((await json(await postJson(`${base}/defaults/documents`, [{ id: 'w', title: 'swept wings' }]))).errors).toEqual([]);
+    const found = await json(await postJson(`${base}/defaults/search`, { mode: 'semantic', q: 'swept wing', size: 1 }));
+    expect(found.hits[0]).toMatchObject({ id: 'w', score: expect.any(Number) });
+    // A metric the user gives is kept.
+    const dot = await postJson(base, { name: 'dot', settings: { autoEmbed: true, vectorMetric: 'dot_product' } });
+    expect((await json(dot)).index.settings).toMatchObject({ vectorDimensions: 384, vectorMetric: 'dot_product' });
+  });
+
+  it('fills the dimension when a PATCH turns autoEmbed on, and re-embeds the documents', async () => {
+    expect((await postJson(base, { name: 'later', mappings: { title: { type: 'text' } } })).status).toBe(200);
+    expect((await json(await postJson(`${base}/later/documents`, [{ id: 'x', title: 'boundary layer' }]))).errors).toEqual([]);
+    const patched = await fetch(`${base}/later`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { autoEmbed: true } }),
+    });
+    expect(patched.status).toBe(200);
+    const body = await json(patched);
+    expect(body.index.settings).toMatchObject({ autoEmbed: true, vectorDimensions: 384, vectorMetric: 'cosine' });
+    const found = await json(await postJson(`${base}/later/search`, { mode: 'semantic', q: 'boundary layers', size: 1 }));
+    expect(found.hits.map((h: { id: string }) => h.id)).toEqual(['x']);
   });
 });

@@ -192,6 +192,15 @@ describe('autoEmbed through an embedder the manifest names', () => {
     expect(res.error).toMatchObject({ code: 'embedding_failed', message: 'Embedder "down" failed: unreachable.' });
   });
 
+  it("takes a named embedder's declared dimensions when vectorDimensions is left out, and asks for it when none is declared", async () => {
+    const created = await postJson(base, { name: 'sized', settings: { autoEmbed: true, embedder: 'local' } });
+    expect(created.status).toBe(200);
+    expect((await json(created)).index.settings).toMatchObject({ vectorDimensions: DIMS, vectorMetric: 'cosine' });
+    const unsized = await postJson(base, { name: 'unsized', settings: { autoEmbed: true, embedder: 'down' } });
+    expect(unsized.status).toBe(400);
+    expect((await json(unsized)).error).toMatchObject({ code: 'validation_failed', details: { issues: [{ path: 'settings.vectorDimensions' }] } });
+  });
+
   it('refuses settings that carry an endpoint, unknown names and a dimension mismatch with embedder_not_allowed', async () => {
     process.env.TEST_PLANTED_SECRET = 'planted-demo-secret-123';
     server.requests = [];

@@ -57,7 +57,8 @@ describe('parseQuery: upper-case operators', () => {
 
   it("reads an all-capitals query's AND/OR/NOT under the natural-language rule", () => {
     expect(eng('CATS AND DOGS')).toEqual(bool({ must: terms('cat', 'dog') }));
-    expect(eng('WHAT IS THE LIFT AND DRAG OF A WING')).toEqual(bool({ should: terms('what', 'lift', 'drag', 'wing') }));
+    // A sentence: the english analyzer's prose stop words ("what") go too.
+    expect(eng('WHAT IS THE LIFT AND DRAG OF A WING')).toEqual(bool({ should: terms('lift', 'drag', 'wing') }));
   });
 });
 
@@ -83,6 +84,17 @@ describe('parseQuery: natural-language conjunctions', () => {
     );
   });
 
+  it("a sentence drops the english analyzer's function words; a keyword query and the standard analyzer keep them", () => {
+    expect(eng('what are the structural and aeroelastic problems')).toEqual(bool({ should: terms('structur', 'aeroelast', 'problem') }));
+    // One function word is not a sentence: "who" stays.
+    expect(eng('who framed roger rabbit')).toEqual(bool({ should: terms('who', 'frame', 'roger', 'rabbit') }));
+    // Nothing but function words: the query is left whole ("the" is still an english stop word).
+    expect(eng('the who')).toEqual(term('who'));
+    // Explicit syntax stays: a required or field-qualified function word is kept.
+    expect(eng('what are +how wings')).toEqual(bool({ must: [term('how')], should: [term('wing')] }));
+    expect(std('what are the structural problems')).toEqual(bool({ should: terms('what', 'are', 'the', 'structural', 'problems') }));
+  });
+
   it('a standalone NOT or without excludes from everything', () => {
     expect(std('without sugar')).toEqual(bool({ must: [all], mustNot: [term('sugar')] }));
   });
@@ -103,7 +115,7 @@ describe('parseQuery: + and - prefixes', () => {
 
   it('keep working in sentences: explicit syntax is never second-guessed', () => {
     expect(eng('what methods -dash exact or approximate are available')).toEqual(
-      bool({ should: terms('what', 'method', 'exact', 'approxim', 'avail'), mustNot: [term('dash')] }),
+      bool({ should: terms('method', 'exact', 'approxim', 'avail'), mustNot: [term('dash')] }),
     );
   });
 

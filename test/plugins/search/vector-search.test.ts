@@ -94,8 +94,38 @@ describe('semantic and hybrid search', () => {
     const first = result.hits[0];
     expect(first.score).toBeCloseTo(expected[0]![1], 6);
     expect(first.explain.rrfScore).toBe(first.score);
-    expect(first.explain.semantic.rank).toBe(semantic.findIndex((s) => s.id === first.id) + 1);
+    expect(first.explain.fusion).toBe('rrf');
+    const semanticRank = semantic.findIndex((s) => s.id === first.id) + 1;
+    expect(first.explain.semantic).toEqual({ rank: semanticRank, score: expect.any(Number), weight: 0.5, contribution: 0.5 / (60 + semanticRank) });
+    // The sides' contributions add up to the fused score: explain says why the hit ranks there.
+    expect((first.explain.keyword?.contribution ?? 0) + first.explain.semantic.contribution).toBeCloseTo(first.score, 6);
     expect(first.highlight.title?.[0]).toContain('<mark>odd</mark>');
+  });
+
+  it('fuses by convex combination of min-max normalised scores with fusion: convex', async () => {
+    const body = { mode: 'hybrid', q: 'odd', vector: query, size: 5, windowSize: 50, explain: true, semanticRatio: 0.3, fusion: 'convex' };
+    const result = await json(await postJson(`${base}/m-cosine/search`, body));
+    const keyword = (await json(await postJson(`${base}/m-cosine/search`, { q: 'odd', size: 50, highlight: false }))).hits as Array<{
+      id: string;
+      score: number;
+    }>;
+    const semantic = bruteForce('cosine').slice(0, 50);
+    const fused = new Map<string, number>();
+    const add = (list: Array<{ id: string; score: number }>, weight: number): void => {
+      const max = list[0]!.score;
+      const min = list.at(-1)!.score;
+      // Scores that all tie normalise to 1 (every keyword hit of "odd" scores the same here).
+      for (const h of list) fused.set(h.id, (fused.get(h.id) ?? 0) + weight * (max > min ? (h.score - min) / (max - min) : 1));
+    };
+    add(keyword, 0.7);
+    add(semantic, 0.3);
+    const expected = [...fused.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5);
+    expect(result.hits.map((h: { id: string }) => h.id)).toEqual(expected.map(([id]) => id));
+    const first = result.hits[0];
+    expect(first.score).toBeCloseTo(expected[0]![1], 5);
+    expect(first.explain).toMatchObject({ fusion: 'convex', convexScore: first.score });
+    expect((first.explain.keyword?.contribution ?? 0) + (first.explain.semantic?.contribution ?? 0)).toBeCloseTo(first.score, 6);
+    expect(first.explain.keyword?.weight ?? first.explain.semantic.weight).toBeGreaterThan(0);
   });
 
   it("returns the other side's order unchanged when one side finds nothing", async () => {
