@@ -8,6 +8,8 @@ import { EmbedderCatalog } from './embedder.js';
 import { SearchEngine } from './search-engine.js';
 import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
+import { Autocomplete, type AutocompleteService } from './autocomplete/autocomplete-service.js';
+import { registerAutocompleteRoutes } from './autocomplete/routes.js';
 
 /**
  * What plugins that depend on `search` use (bulk, graph, crawler, scanner, the control plane, the
@@ -16,6 +18,8 @@ import type { SearchService } from './service.js';
 export const SEARCH_SERVICE = defineToken<SearchService>('search.service');
 /** The engine itself, for Tessera's own benchmarks and tests; plugins use SEARCH_SERVICE. */
 export const SEARCH_ENGINE = defineToken<SearchEngine>('search.engine');
+/** Autocomplete: other plugins register suggestion sources here (docs/autocomplete.md). */
+export const AUTOCOMPLETE_SERVICE = defineToken<AutocompleteService>('search.autocomplete');
 
 export default definePlugin({
   name: 'search',
@@ -85,7 +89,20 @@ export default definePlugin({
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
     engine.onWrite = (index) => background.scheduleMerge(index);
-    registerRoutes(ctx, () => engine);
+    const autocomplete = new Autocomplete({
+      engine: () => engine,
+      store: ctx.store,
+      jobs: ctx.jobs,
+      log: ctx.log,
+      maxQueries: ctx.config.autocompleteMaxQueries,
+    });
+    autocomplete.attach(engine);
+    ctx.provide(AUTOCOMPLETE_SERVICE, { useValue: autocomplete });
+    registerRoutes(ctx, () => engine, {
+      searched: (tenant, index, q, total) =>
+        void autocomplete.searched(tenant, index, q, total).catch((err: unknown) => ctx.log.warn({ err, index }, 'search not counted for autocomplete')),
+    });
+    registerAutocompleteRoutes(ctx, autocomplete);
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());
   },
@@ -94,4 +111,7 @@ export default definePlugin({
 export { canSeeIndex, indexPatternPattern } from './index-scope.js';
 export type { SearchEngine } from './search-engine.js';
 export type * from './service.js';
+export { SuggestionDictionary, type SuggestionEntry } from './autocomplete/suggestion-dictionary.js';
+export type { SuggestionSource, SuggestionType, IncludeFlag, IndexScope } from './autocomplete/suggestion-source.js';
+export type { AutocompleteService, AutocompleteRequest, AutocompleteSuggestion } from './autocomplete/autocomplete-service.js';
 export type { SearchIndex, UpsertResult } from './search-index.js';
