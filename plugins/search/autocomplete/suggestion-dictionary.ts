@@ -4,8 +4,7 @@
  * and removed as the data changes; the sorted word list the matcher walks is rebuilt on the first
  * query after a change.
  */
-import type { PrefixQuery } from './normalize.js';
-import { normaliseSuggestion, suggestionWords } from './normalize.js';
+import { normaliseSuggestion, suggestionWords, type PrefixQuery } from './normalize.js';
 import { forEachWithPrefix, fuzzyPrefixMatches } from './prefix-matcher.js';
 
 export interface SuggestionEntry {
