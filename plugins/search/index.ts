@@ -108,10 +108,11 @@ export default definePlugin({
   },
 });
 
-export { canSeeIndex, indexPatternPattern } from './index-scope.js';
+export { canSeeIndex, indexPatternPattern, tokenMayUse } from './index-scope.js';
 export type { SearchEngine } from './search-engine.js';
 export type * from './service.js';
-export { SuggestionDictionary, type SuggestionEntry } from './autocomplete/suggestion-dictionary.js';
+export { SuggestionDictionary, type SuggestionEntry, type DictionaryMatch } from './autocomplete/suggestion-dictionary.js';
+export { normaliseSuggestion, parsePrefixQuery, suggestionWords, type PrefixQuery } from './autocomplete/normalize.js';
 export type { SuggestionSource, SuggestionType, IncludeFlag, IndexScope } from './autocomplete/suggestion-source.js';
 export type { AutocompleteService, AutocompleteRequest, AutocompleteSuggestion } from './autocomplete/autocomplete-service.js';
 export type { SearchIndex, UpsertResult } from './search-index.js';

@@ -30,9 +30,11 @@ const suggestionSchema = z.object({
 });
 const answer = z.object({ ok: z.literal(true), query: z.string(), suggestions: z.array(suggestionSchema) });
 
-function requireQ(q: string | undefined): string {
+function requireQ(q: string | undefined, where: 'query' | 'body'): string {
   if (q === undefined || q.trim() === '') {
-    throw new ValidationError('Invalid autocomplete request: q: a non-empty prefix is required', [{ path: 'q', message: 'a non-empty prefix is required' }]);
+    throw new ValidationError(`Invalid autocomplete request: ${where}.q: a non-empty prefix is required`, [
+      { path: `${where}.q`, message: 'a non-empty prefix is required' },
+    ]);
   }
   return q;
 }
@@ -60,7 +62,7 @@ export function registerAutocompleteRoutes(ctx: Pick<PluginContext, 'routes'>, a
     response: answer,
     handler: async ({ params, query, tenant, principal }) => {
       guard(principal, params.name!, path);
-      const request: AutocompleteRequest = { q: requireQ(query.q), size: query.size };
+      const request: AutocompleteRequest = { q: requireQ(query.q, 'query'), size: query.size };
       return autocomplete.suggest(tenant, params.name!, request);
     },
   });
@@ -75,7 +77,7 @@ export function registerAutocompleteRoutes(ctx: Pick<PluginContext, 'routes'>, a
     response: answer,
     handler: async ({ params, body, tenant, principal }) => {
       guard(principal, params.name!, path);
-      return autocomplete.suggest(tenant, params.name!, { ...body, q: requireQ(body.q) });
+      return autocomplete.suggest(tenant, params.name!, { ...body, q: requireQ(body.q, 'body') });
     },
   });
 }

@@ -160,15 +160,17 @@ describe.skipIf(!wordnetAvailable())('autocomplete on WordNet', () => {
     const tooMany = await get('a', '&size=101');
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.code).toBe('validation_failed');
-    for (const bad of [
-      await fetch(`${base()}/autocomplete`),
-      await fetch(`${base()}/autocomplete?q=%20`),
-      await postJson(`${base()}/autocomplete`, { q: '' }),
-    ]) {
-      expect(bad.status).toBe(400);
-      const error = (await json(bad)).error;
+    const bad: Array<[Response, string]> = [
+      [await fetch(`${base()}/autocomplete`), 'query.q'],
+      [await fetch(`${base()}/autocomplete?q=%20`), 'query.q'],
+      [await postJson(`${base()}/autocomplete`, { q: '' }), 'body.q'],
+      [await postJson(`${base()}/autocomplete`, {}), 'body.q'],
+    ];
+    for (const [res, path] of bad) {
+      expect(res.status).toBe(400);
+      const error = (await json(res)).error;
       expect(error.code).toBe('validation_failed');
-      expect(error.details.issues[0].path).toBe('q');
+      expect(error.details.issues[0].path).toBe(path);
     }
     expect((await post({ q: 'a', size: 0 })).status).toBe(400);
     const missing = await fetch(`${t.url()}/v1/indexes/nope/autocomplete?q=a`);
