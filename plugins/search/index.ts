@@ -10,6 +10,8 @@ import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
 import { Autocomplete, type AutocompleteService } from './autocomplete/autocomplete-service.js';
 import { registerAutocompleteRoutes } from './autocomplete/routes.js';
+import { ConfigPlans } from './config-plan/config-apply.js';
+import { registerConfigRoutes } from './config-plan/routes.js';
 
 /**
  * What plugins that depend on `search` use (bulk, graph, crawler, scanner, the control plane, the
@@ -55,6 +57,16 @@ export default definePlugin({
       code: 'embedder_not_allowed',
       status: 400,
       when: '`settings.embedder` carries an endpoint (`baseUrl`, `apiKeyEnv`) instead of naming an embedder of `plugins.search.options.embedders`, names one the manifest does not define, or one whose `dimensions` differ from `vectorDimensions`.',
+    },
+    {
+      code: 'plan_stale',
+      status: 409,
+      when: "`POST /v1/config/apply`: hashing the plan with the tenant's indexes as they are now gives another hash (`details.current`): the indexes or the plan changed since it was made; nothing was done.",
+    },
+    {
+      code: 'destructive_change',
+      status: 409,
+      when: '`POST /v1/config/apply` of a plan with destructive steps (`details.targets`) without `allowDestructive: true`; nothing was done.',
     },
     {
       code: 'vector_required',
@@ -103,6 +115,7 @@ export default definePlugin({
         void autocomplete.searched(tenant, index, q, total).catch((err: unknown) => ctx.log.warn({ err, index }, 'search not counted for autocomplete')),
     });
     registerAutocompleteRoutes(ctx, autocomplete);
+    registerConfigRoutes(ctx, () => engine, new ConfigPlans(() => engine));
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());
   },
