@@ -20,6 +20,8 @@ export class IndexGraph {
   readonly exact = new Map<string, Set<string>>();
   /** The longest name or alias in words: how long a run of query words resolution tries. */
   longestName = 1;
+  /** The heaviest weight any triple has had (an upper bound: removals do not lower it). */
+  maxWeight = 0;
 
   putEntity(entity: GraphEntity): void {
     this.removeNames(entity.id);
@@ -60,6 +62,7 @@ export class IndexGraph {
   }
 
   putTriple(triple: GraphTriple): void {
+    this.maxWeight = Math.max(this.maxWeight, triple.weight);
     const key = tripleKey(triple);
     const existing = this.triples.get(key);
     if (existing) {

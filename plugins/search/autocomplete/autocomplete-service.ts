@@ -121,13 +121,23 @@ export class Autocomplete implements AutocompleteService {
     const query = parsePrefixQuery(request.q);
     if (!query) return { query: request.q, suggestions: [] };
     const scope: IndexScope = { tenant, index, uuid: live.record.uuid };
-    const ranked: RankedSource[] = [];
+    const dictionaries: Array<{ type: SuggestionSource['type']; dictionary: SuggestionDictionary }> = [];
     for (const source of this.sources) {
       if (source.flag && request[source.flag as IncludeFlag] === false) continue;
       const dictionary = await source.dictionary(scope);
-      if (dictionary && dictionary.size > 0) ranked.push({ type: source.type, matches: dictionary.match(query) });
+      if (dictionary && dictionary.size > 0) dictionaries.push({ type: source.type, dictionary });
     }
-    return { query: request.q, suggestions: rankSuggestions(ranked, request.size) };
+    // Typo'd matches rank below every exact one: look for them only when exact ones do not fill the answer.
+    const exact = { ...query, maxEdits: 0 };
+    const ranked: RankedSource[] = dictionaries.map(({ type, dictionary }) => ({ type, matches: dictionary.match(exact) }));
+    let suggestions = rankSuggestions(ranked, request.size);
+    if (suggestions.length < request.size && query.maxEdits > 0) {
+      suggestions = rankSuggestions(
+        dictionaries.map(({ type, dictionary }) => ({ type, matches: dictionary.match(query) })),
+        request.size,
+      );
+    }
+    return { query: request.q, suggestions };
   }
 
   /** The index's document sources, built from its stored documents the first time. */

@@ -36,27 +36,34 @@ export function forEachWithPrefix(sorted: readonly string[], prefix: string, vis
 /**
  * Every word of `sorted` (ascending, distinct) with a prefix within `maxEdits` of `typed`, with the
  * fewest edits any of its prefixes needs. Words are compared by UTF-16 code unit, as they sort.
+ * The first `exactChars` characters must match as typed (default 1: people rarely mistype the first
+ * letter, and it confines the walk to one letter's words; Elasticsearch's completion suggester
+ * has the same `prefix_length: 1`).
  */
-export function fuzzyPrefixMatches(sorted: readonly string[], typed: string, maxEdits: number): Map<string, number> {
+export function fuzzyPrefixMatches(sorted: readonly string[], typed: string, maxEdits: number, exactChars = 1): Map<string, number> {
   const found = new Map<string, number>();
   if (maxEdits <= 0) {
     forEachWithPrefix(sorted, typed, (w) => void found.set(w, 0));
     return found;
   }
   const n = typed.length;
-  // rows[d] is the row for the first d characters of the current word; best[d] the least row[n] up to d.
+  // rows[d] is the row for the first d characters of the current word; best[d] the least row[n]
+  // up to d; low[d] the least cell of row d.
   const rows: Int32Array[] = [Int32Array.from({ length: n + 1 }, (_, j) => j)];
   const best: number[] = [n];
+  const low: number[] = [0];
   let previous = '';
-  // How many rows of `previous` are valid (a pruned walk stops filling them).
+  // How many rows of `previous` are valid (a walk that jumped stops filling them).
   let valid = 0;
-  let i = 0;
-  while (i < sorted.length) {
+  const anchor = typed.slice(0, Math.min(exactChars, typed.length));
+  let i = lowerBound(sorted, anchor);
+  const stop = anchor === '' ? sorted.length : endOfPrefix(sorted, anchor, i);
+  while (i < stop) {
     const word = sorted[i]!;
     let shared = 0;
     const limit = Math.min(valid, word.length, previous.length);
     while (shared < limit && word.charCodeAt(shared) === previous.charCodeAt(shared)) shared++;
-    let pruned = false;
+    let jumped = false;
     for (let d = shared + 1; d <= word.length; d++) {
       const row = (rows[d] ??= new Int32Array(n + 1));
       const up = rows[d - 1]!;
@@ -71,17 +78,28 @@ export function fuzzyPrefixMatches(sorted: readonly string[], typed: string, max
         if (v < rowMin) rowMin = v;
       }
       best[d] = Math.min(best[d - 1]!, row[n]!);
-      if (rowMin > maxEdits && best[d]! > maxEdits) {
+      low[d] = rowMin;
+      // Every cell further down is at least this (a swap reaches back one more row, at a cost of 1).
+      const floor = Math.min(rowMin, low[d - 1]! + 1);
+      if (floor > maxEdits && best[d]! > maxEdits) {
         // Nothing below this branch can come back within the budget: skip every word that shares it.
-        const next = endOfPrefix(sorted, word.slice(0, d), i + 1);
+        i = endOfPrefix(sorted, word.slice(0, d), i + 1);
+        jumped = true;
+      } else if (best[d]! <= maxEdits && floor >= best[d]!) {
+        // Every word below this branch matches, and none better: take them all at once.
+        const prefix = word.slice(0, d);
+        const end = endOfPrefix(sorted, prefix, i + 1);
+        for (let w = i; w < end; w++) found.set(sorted[w]!, best[d]!);
+        i = end;
+        jumped = true;
+      }
+      if (jumped) {
         previous = word;
         valid = d - 1;
-        i = next;
-        pruned = true;
         break;
       }
     }
-    if (pruned) continue;
+    if (jumped) continue;
     if (best[word.length]! <= maxEdits) found.set(word, best[word.length]!);
     previous = word;
     valid = word.length;

@@ -24,23 +24,24 @@ export interface RankedSource {
 }
 
 const kindScore: Record<MatchKind, number> = { start: 3, words: 2, prefix: 1 };
+/** Past searches first, then named things (entities, titles), then values, then phrases. */
 const typeScore: Record<SuggestionType, number> = {
-  query: 0.08,
-  entity: 0.06,
-  document: 0.05,
-  category: 0.04,
-  visual_tag: 0.03,
-  motif: 0.03,
-  color: 0.03,
-  phrase: 0.02,
+  query: 0.25,
+  entity: 0.22,
+  document: 0.2,
+  category: 0.15,
+  visual_tag: 0.1,
+  motif: 0.1,
+  color: 0.1,
+  phrase: 0.05,
 };
 
 export function scoreMatch(type: SuggestionType, match: DictionaryMatch): number {
-  // Typo'd matches live below 1, every exact one at 1 or above.
-  const base = match.edits === 0 ? kindScore[match.kind] : 0.5 - 0.15 * match.edits + (match.kind === 'prefix' ? 0 : 0.2);
+  // Typo'd matches stay below 1 and every exact one at 1 or above: the rest adds at most 0.75.
+  const base = match.edits === 0 ? kindScore[match.kind] : 0.2 - 0.1 * match.edits + (match.kind === 'prefix' ? 0 : 0.05);
   const count = Math.max(0, match.entry.count);
   const popularity = Math.log1p(count) / (Math.log1p(count) + 3);
-  return base + 0.5 * popularity + 0.3 * Math.min(1, Math.max(0, match.entry.boost ?? 0)) + typeScore[type];
+  return base + 0.3 * popularity + 0.2 * Math.min(1, Math.max(0, match.entry.boost ?? 0)) + typeScore[type];
 }
 
 function before(a: AutocompleteSuggestion, b: AutocompleteSuggestion): boolean {
@@ -57,6 +58,13 @@ class TopList {
   readonly items: AutocompleteSuggestion[] = [];
   private readonly keys: string[] = [];
   constructor(private readonly limit: number) {}
+  /** Whether a suggestion of this score and text could enter (cheap, before it is built). */
+  admits(score: number, text: string): boolean {
+    const last = this.items[this.items.length - 1];
+    if (this.items.length < this.limit || !last) return true;
+    return score > last.score || (score === last.score && (text.length < last.text.length || (text.length === last.text.length && text < last.text)));
+  }
+
   offer(s: AutocompleteSuggestion, key: string): void {
     const items = this.items;
     if (items.length >= this.limit && !before(s, items[items.length - 1]!)) return;
@@ -82,7 +90,9 @@ export function rankSuggestions(sources: readonly RankedSource[], size: number):
   for (const { type, matches } of sources) {
     for (const match of matches) {
       const { entry } = match;
-      const s: AutocompleteSuggestion = { text: entry.text, type, score: round(scoreMatch(type, match)), count: entry.count };
+      const score = round(scoreMatch(type, match));
+      if (!top.admits(score, entry.text)) continue;
+      const s: AutocompleteSuggestion = { text: entry.text, type, score, count: entry.count };
       if (entry.docId !== undefined) s.docId = entry.docId;
       if (entry.payload !== undefined) s.payload = entry.payload;
       top.offer(s, match.norm);

@@ -159,8 +159,8 @@ describe('configuration plan and apply', () => {
     expect(Object.keys((await call('GET', url('/v1/indexes/books'))).body.index.mappings)).not.toContain('pages');
     // An edited plan does not carry its hash either.
     const fresh = (await plan({ version: '1', indexes: [{ name: 'books', mappings: { pages: { type: 'number' } } }, { name: 'legacy' }] })).body;
-    const edited = fresh.plan.map((s: { action: string }) =>
-      s.action === 'remove_field' ? { ...s, details: { ...(s as { details: object }).details, destructive: false } } : s,
+    const edited = fresh.plan.map((s: { action: string; details: object }) =>
+      s.action === 'remove_field' ? { ...s, details: { ...s.details, destructive: false } } : s,
     );
     expect((await apply({ plan: edited, hash: fresh.hash })).body.error.code).toBe('plan_stale');
   });
