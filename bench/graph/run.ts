@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     let edges = 0;
     for (const query of queries) {
       const s = performance.now();
-      const result = searchGraph(graph, { query, maxHops, limit: 10 }, () => true);
+      const result = searchGraph(graph, { query, maxHops, limit: 10 }, { exists: () => true });
       times.push(performance.now() - s);
       if (result.entities.length > 0) resolved++;
       edges += result.edges.length;

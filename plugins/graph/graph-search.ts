@@ -8,8 +8,8 @@
  * count, so cycles end the walk. Since no hop can raise a score, the walk stops early once `limit`
  * entities (of the `types` asked) score at least what the next hop could reach. `types` filters the entities answered (the walk goes through
  * every type), `limit` keeps the best. `edges` are the triples walked between the entities
- * answered (ordered by subject, predicate, object); `expandedTerms` their names and aliases; `relatedDocIds` their `docIds` that still
- * exist in the index.
+ * answered (ordered by subject, predicate, object); `expandedTerms` their names and aliases; `relatedDocIds` their `docIds` and the documents
+ * that mention them (mentions.ts), those that still exist in the index.
  */
 import type { IndexGraph } from './index-graph.js';
 import { resolveEntities } from './resolve-entities.js';
@@ -25,7 +25,13 @@ export interface GraphSearchResult {
   edges: GraphTriple[];
 }
 
-export function searchGraph(graph: IndexGraph, input: GraphSearchInput, documentExists: (id: string) => boolean): GraphSearchResult {
+export interface DocumentLookup {
+  exists(id: string): boolean;
+  /** Documents that mention an entity (mentions.ts). */
+  mentions?(entityId: string): Iterable<string>;
+}
+
+export function searchGraph(graph: IndexGraph, input: GraphSearchInput, documents: DocumentLookup): GraphSearchResult {
   const types = input.types && input.types.length > 0 ? new Set(input.types) : undefined;
   const wanted = (id: string): boolean => !types || types.has(graph.entities.get(id)!.type);
   const reached = new Map<string, { score: number; hops: number }>();
@@ -77,7 +83,8 @@ export function searchGraph(graph: IndexGraph, input: GraphSearchInput, document
       const key = label.toLowerCase();
       if (!terms.has(key)) terms.set(key, label);
     }
-    for (const doc of entity.docIds ?? []) if (documentExists(doc)) docIds.add(doc);
+    for (const doc of entity.docIds ?? []) if (documents.exists(doc)) docIds.add(doc);
+    for (const doc of documents.mentions?.(id) ?? []) if (documents.exists(doc)) docIds.add(doc);
     return { ...entity, score: Math.round(score * 1e6) / 1e6, hops };
   });
   // The walk crossed every triple of an entity it expanded (fewer hops than maxHops): those between two answered entities.

@@ -2,6 +2,8 @@ import { definePlugin } from 'tessera/plugin';
 import { AUTOCOMPLETE_SERVICE, SEARCH_SERVICE } from '../search/index.js';
 import { errors } from './errors.js';
 import { GraphStore } from './graph-store.js';
+import { MentionLinker } from './linker.js';
+import { Mentions } from './mentions.js';
 import { registerRoutes } from './routes.js';
 
 /**
@@ -18,8 +20,17 @@ export default definePlugin({
     ctx.store.checkFormat(1);
     const search = ctx.container.resolve(SEARCH_SERVICE);
     const graphs = new GraphStore(ctx.store);
+    const mentions = new Mentions(ctx.store);
+    const enabled = (tenant: string, index: string): boolean => {
+      const info = search.get(tenant, index);
+      return info !== undefined && info.settings['enableKnowledgeGraph'] !== false;
+    };
+    const linker = new MentionLinker({ search, graphs, mentions, jobs: ctx.jobs, log: ctx.log, enabled });
     const forget = ({ tenant, index }: { tenant: string; index: string }): void =>
-      void graphs.drop(tenant, index).catch((err: unknown) => ctx.log.error({ err, tenant, index }, 'graph of a dropped index not removed'));
+      void Promise.all([graphs.drop(tenant, index), mentions.drop(tenant, index)]).catch((err: unknown) =>
+        ctx.log.error({ err, tenant, index }, 'graph of a dropped index not removed'),
+      );
+    search.on('documents.written', ({ tenant, index, upserted, deleted }) => void linker.documents(tenant, index, [...upserted, ...deleted]));
     search.on('index.dropped', forget);
     // A graph left by a crash between a drop and its removal must not reappear under a new index.
     search.on('index.created', forget);
@@ -29,7 +40,7 @@ export default definePlugin({
       dictionary: ({ tenant, index }) =>
         search.get(tenant, index)?.settings['enableKnowledgeGraph'] === false ? undefined : graphs.graph(tenant, index).names,
     });
-    registerRoutes(ctx, { search, graphs });
+    registerRoutes(ctx, { search, graphs, mentions, linker });
   },
 });
 

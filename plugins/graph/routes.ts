@@ -3,13 +3,23 @@ import { canSeeIndex, tokenMayUse, type SearchService } from '../search/index.js
 import { errors } from './errors.js';
 import type { GraphStore } from './graph-store.js';
 import { searchGraph } from './graph-search.js';
+import type { MentionLinker } from './linker.js';
+import type { Mentions } from './mentions.js';
 import { entitiesBodySchema, graphSearchSchema, triplesBodySchema, tripleKeysBodySchema } from './schemas.js';
 
 /** Graph writes carry up to 50,000 items: larger than the default body limit. */
 const writeBodyBytes = 64 * 1024 * 1024;
 
-export function registerRoutes(ctx: Pick<PluginContext, 'routes'>, deps: { search: SearchService; graphs: GraphStore }): void {
-  const { search, graphs } = deps;
+export function registerRoutes(
+  ctx: Pick<PluginContext, 'routes'>,
+  deps: { search: SearchService; graphs: GraphStore; mentions: Mentions; linker: MentionLinker },
+): void {
+  const { search, graphs, mentions, linker } = deps;
+  /** Entity names changed: documents are read again for mentions, in the background. */
+  const relink = async <T>(tenant: string, index: string, result: T): Promise<T> => {
+    await linker.relink(tenant, index);
+    return result;
+  };
   const tags = ['graph'];
   /** The index named in the path, as the caller may see it, with its graph turned on. */
   const indexOf = (request: RouteRequest<unknown, unknown>, path: string): string => {
@@ -35,7 +45,10 @@ export function registerRoutes(ctx: Pick<PluginContext, 'routes'>, deps: { searc
     summary: 'Upsert graph entities by id',
     body: entitiesBodySchema,
     bodyLimit: writeBodyBytes,
-    handler: async (request) => graphs.putEntities(request.tenant, indexOf(request, entities), request.body.entities),
+    handler: async (request) => {
+      const index = indexOf(request, entities);
+      return relink(request.tenant, index, await graphs.putEntities(request.tenant, index, request.body.entities));
+    },
   });
   const entity = '/v1/indexes/:name/graph/entities/:id';
   ctx.routes.add({
@@ -51,7 +64,7 @@ export function registerRoutes(ctx: Pick<PluginContext, 'routes'>, deps: { searc
       const found = graph.entities.get(request.params.id!);
       if (!found) throw errors.entity_not_found({ index, id: request.params.id! });
       const triples = [...(graph.adjacent.get(found.id) ?? [])].map((t) => ({ ...t }));
-      return { entity: found, triples };
+      return { entity: found, triples, mentionedIn: [...mentions.documentsOf(request.tenant, index, found.id)].sort() };
     },
   });
   ctx.routes.add({
@@ -60,7 +73,10 @@ export function registerRoutes(ctx: Pick<PluginContext, 'routes'>, deps: { searc
     permission: 'search:write',
     tags,
     summary: 'Delete a graph entity and every triple touching it',
-    handler: async (request) => graphs.deleteEntity(request.tenant, indexOf(request, entity), request.params.id!),
+    handler: async (request) => {
+      const index = indexOf(request, entity);
+      return relink(request.tenant, index, await graphs.deleteEntity(request.tenant, index, request.params.id!));
+    },
   });
 
   const triples = '/v1/indexes/:name/graph/triples';
@@ -108,7 +124,10 @@ export function registerRoutes(ctx: Pick<PluginContext, 'routes'>, deps: { searc
     body: graphSearchSchema,
     handler: (request) => {
       const index = indexOf(request, searchPath);
-      return searchGraph(graphs.graph(request.tenant, index), request.body, (id) => search.getDocument(request.tenant, index, id) !== undefined);
+      return searchGraph(graphs.graph(request.tenant, index), request.body, {
+        exists: (id) => search.getDocument(request.tenant, index, id) !== undefined,
+        mentions: (id) => mentions.documentsOf(request.tenant, index, id),
+      });
     },
   });
 }

@@ -106,7 +106,7 @@ describe.skipIf(!citiesAvailable())('knowledge graph over HTTP, on GeoNames (Lux
     expect((await call('POST', `${graph()}/triples`, { triples: [triple] })).body).toEqual({ ok: true, added: 1, updated: 0 });
     expect((await call('POST', `${graph()}/triples`, { triples: [{ ...triple, weight: 3 }] })).body).toEqual({ ok: true, added: 0, updated: 1 });
     const read = await call('GET', `${graph()}/entities/river:sure`);
-    expect(read.body).toEqual({ ok: true, entity: { ...e, aliases: ['Sauer', 'Sura'] }, triples: [{ ...triple, weight: 3 }] });
+    expect(read.body).toEqual({ ok: true, entity: { ...e, aliases: ['Sauer', 'Sura'] }, triples: [{ ...triple, weight: 3 }], mentionedIn: [] });
     // Weight 3 carries 3/4 of the score across the triple; an alias resolves.
     const found = await search({ query: 'sura' });
     expect(found.body.entities.map((x: { id: string; score: number }) => [x.id, x.score])).toEqual([
