@@ -4,9 +4,10 @@
  *
  * Scores: a resolved entity starts with its resolution score; crossing a triple of weight w
  * multiplies by w / (w + 1) (weight 1 halves it, heavier triples carry more, weight 0 nothing).
- * An entity keeps the best score among its shortest paths: it is reached once, at its least hop
- * count, so cycles end the walk. Since no hop can raise a score, the walk stops early once `limit`
- * entities (of the `types` asked) score at least what the next hop could reach. `types` filters the entities answered (the walk goes through
+ * An entity scores its best path of at most `maxHops` triples; `hops` is that path's length.
+ * Since no triple raises a score, the walk goes best first (a priority queue) and stops as soon as
+ * `limit` entities of the `types` asked are answered: a hub two hops out is expanded only if its
+ * neighbours could still enter the answer. Cycles end because a path never beats itself. `types` filters the entities answered (the walk goes through
  * every type), `limit` keeps the best. `edges` are the triples walked between the entities
  * answered (ordered by subject, predicate, object); `expandedTerms` their names and aliases; `relatedDocIds` their `docIds` and the documents
  * that mention them (mentions.ts), those that still exist in the index.
@@ -34,44 +35,37 @@ export interface DocumentLookup {
 export function searchGraph(graph: IndexGraph, input: GraphSearchInput, documents: DocumentLookup): GraphSearchResult {
   const types = input.types && input.types.length > 0 ? new Set(input.types) : undefined;
   const wanted = (id: string): boolean => !types || types.has(graph.entities.get(id)!.type);
-  const reached = new Map<string, { score: number; hops: number }>();
-  for (const r of resolveEntities(graph, input.query)) reached.set(r.id, { score: r.score, hops: 0 });
-  // No triple carries more than this share of a score: what bounds the scores of the next hop.
-  const carry = graph.maxWeight / (graph.maxWeight + 1);
-  let frontier = [...reached.keys()];
-  for (let hop = 1; hop <= input.maxHops && frontier.length > 0 && reached.size < maxVisited; hop++) {
-    // Stop when `limit` entities already score at least what any entity of this hop could.
-    let frontierBest = 0;
-    for (const id of frontier) frontierBest = Math.max(frontierBest, reached.get(id)!.score);
-    const bound = frontierBest * carry;
-    let above = 0;
-    for (const [id, r] of reached) if (r.score >= bound && wanted(id)) above++;
-    if (above >= input.limit) break;
-    const next = new Map<string, number>();
-    for (const from of frontier) {
-      const base = reached.get(from)!.score;
-      for (const t of graph.adjacent.get(from) ?? []) {
-        const to = t.subject === from ? t.object : t.subject;
-        if (to === from || reached.has(to)) continue;
-        const score = (base * t.weight) / (t.weight + 1);
-        if (score > (next.get(to) ?? -1)) next.set(to, score);
-      }
-    }
-    for (const [id, score] of next) reached.set(id, { score, hops: hop });
-    frontier = [...next.keys()];
+  // Best first: an entity is answered when it leaves the queue, which is in falling score order,
+  // so the walk ends as soon as `limit` entities of the types asked have left it.
+  const queue = new MaxQueue();
+  const seen = new Map<string, { score: number; hops: number }>();
+  for (const r of resolveEntities(graph, input.query)) {
+    seen.set(r.id, { score: r.score, hops: 0 });
+    queue.push({ id: r.id, score: r.score, hops: 0 });
   }
-
-  // The best `limit` (of the types asked), kept in order as the reached entities go by.
   const chosen: Array<[string, { score: number; hops: number }]> = [];
-  const better = (a: [string, { score: number; hops: number }], b: [string, { score: number; hops: number }]): boolean =>
-    a[1].score > b[1].score || (a[1].score === b[1].score && (a[1].hops < b[1].hops || (a[1].hops === b[1].hops && a[0] < b[0])));
-  for (const entry of reached) {
-    if (chosen.length >= input.limit && !better(entry, chosen[chosen.length - 1]!)) continue;
-    if (!wanted(entry[0])) continue;
-    let at = chosen.length;
-    while (at > 0 && better(entry, chosen[at - 1]!)) at--;
-    chosen.splice(at, 0, entry);
-    if (chosen.length > input.limit) chosen.pop();
+  const done = new Set<string>();
+  const expandedAt = new Map<string, number>();
+  let reached = seen.size;
+  while (queue.size > 0 && chosen.length < input.limit) {
+    const { id, score, hops } = queue.pop()!;
+    if (!done.has(id)) {
+      done.add(id);
+      if (wanted(id)) chosen.push([id, { score, hops }]);
+    }
+    // Expanded again only when reached in fewer hops (its score is then lower, its reach longer).
+    if (hops >= input.maxHops || (expandedAt.get(id) ?? Infinity) <= hops || reached >= maxVisited) continue;
+    expandedAt.set(id, hops);
+    for (const t of graph.adjacent.get(id) ?? []) {
+      const to = t.subject === id ? t.object : t.subject;
+      if (to === id) continue;
+      const next = { score: (score * t.weight) / (t.weight + 1), hops: hops + 1 };
+      const before = seen.get(to);
+      if (before && before.score >= next.score && before.hops <= next.hops) continue;
+      if (!before) reached++;
+      seen.set(to, before ? { score: Math.max(before.score, next.score), hops: Math.min(before.hops, next.hops) } : next);
+      queue.push({ id: to, ...next });
+    }
   }
   const ids = new Map(chosen.map(([id, r]) => [id, r.hops]));
 
@@ -101,6 +95,54 @@ export function searchGraph(graph: IndexGraph, input: GraphSearchInput, document
   }
   edges.sort((a, b) => compare(a.subject, b.subject) || compare(a.predicate, b.predicate) || compare(a.object, b.object));
   return { entities, expandedTerms: [...terms.values()], relatedDocIds: [...docIds], edges };
+}
+
+interface Queued {
+  id: string;
+  score: number;
+  hops: number;
+}
+
+/** Higher score first, then fewer hops, then id: a binary heap. */
+class MaxQueue {
+  private readonly items: Queued[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  private static before(a: Queued, b: Queued): boolean {
+    return a.score > b.score || (a.score === b.score && (a.hops < b.hops || (a.hops === b.hops && a.id < b.id)));
+  }
+  push(item: Queued): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!MaxQueue.before(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+  pop(): Queued | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let best = i;
+        if (l < items.length && MaxQueue.before(items[l]!, items[best]!)) best = l;
+        if (r < items.length && MaxQueue.before(items[r]!, items[best]!)) best = r;
+        if (best === i) break;
+        [items[i], items[best]] = [items[best]!, items[i]!];
+        i = best;
+      }
+    }
+    return top;
+  }
 }
 
 function compare(a: string, b: string): number {
