@@ -56,15 +56,31 @@ export function searchGraph(graph: IndexGraph, input: GraphSearchInput, document
     // Expanded again only when reached in fewer hops (its score is then lower, its reach longer).
     if (hops >= input.maxHops || (expandedAt.get(id) ?? Infinity) <= hops || reached >= maxVisited) continue;
     expandedAt.set(id, hops);
+    // Of a hub's thousands of neighbours only those that can still enter the answer are queued:
+    // one scoring below `limit` wanted siblings cannot, and neither can anything past it (no
+    // triple raises a score).
+    const candidates: Array<{ to: string; score: number }> = [];
+    const top: number[] = [];
     for (const t of graph.adjacent.get(id) ?? []) {
       const to = t.subject === id ? t.object : t.subject;
-      if (to === id) continue;
-      const next = { score: (score * t.weight) / (t.weight + 1), hops: hops + 1 };
+      if (to === id || done.has(to)) continue;
+      const next = (score * t.weight) / (t.weight + 1);
       const before = seen.get(to);
-      if (before && before.score >= next.score && before.hops <= next.hops) continue;
+      if (before && before.score >= next && before.hops <= hops + 1) continue;
+      candidates.push({ to, score: next });
+      if (!wanted(to) || (top.length >= input.limit && next <= top[top.length - 1]!)) continue;
+      let at = top.length;
+      while (at > 0 && next > top[at - 1]!) at--;
+      top.splice(at, 0, next);
+      if (top.length > input.limit) top.pop();
+    }
+    const threshold = top.length >= input.limit ? top[top.length - 1]! : 0;
+    for (const { to, score: next } of candidates) {
+      if (next < threshold) continue;
+      const before = seen.get(to);
       if (!before) reached++;
-      seen.set(to, before ? { score: Math.max(before.score, next.score), hops: Math.min(before.hops, next.hops) } : next);
-      queue.push({ id: to, ...next });
+      seen.set(to, before ? { score: Math.max(before.score, next), hops: Math.min(before.hops, hops + 1) } : { score: next, hops: hops + 1 });
+      queue.push({ id: to, score: next, hops: hops + 1 });
     }
   }
   const ids = new Map(chosen.map(([id, r]) => [id, r.hops]));
