@@ -61,10 +61,12 @@ export function searchGraph(graph: IndexGraph, input: GraphSearchInput, document
     // triple raises a score).
     const candidates: Array<{ to: string; score: number }> = [];
     const top: number[] = [];
-    for (const t of graph.adjacent.get(id) ?? []) {
+    for (const t of graph.byWeight(id)) {
+      const next = (score * t.weight) / (t.weight + 1);
+      // Heaviest first: once `limit` wanted neighbours beat this one, every later one is lighter still.
+      if (top.length >= input.limit && next < top[top.length - 1]!) break;
       const to = t.subject === id ? t.object : t.subject;
       if (to === id || done.has(to)) continue;
-      const next = (score * t.weight) / (t.weight + 1);
       const before = seen.get(to);
       if (before && before.score >= next && before.hops <= hops + 1) continue;
       candidates.push({ to, score: next });

@@ -22,6 +22,18 @@ export class IndexGraph {
   longestName = 1;
   /** The heaviest weight any triple has had (an upper bound: removals do not lower it). */
   maxWeight = 0;
+  /** Each entity's triples by falling weight, sorted on first use after a change. */
+  private readonly sorted = new Map<string, GraphTriple[]>();
+
+  /** The triples touching `id`, heaviest first (what a walk reads: it can stop at the first too light). */
+  byWeight(id: string): readonly GraphTriple[] {
+    let list = this.sorted.get(id);
+    if (!list) {
+      list = [...(this.adjacent.get(id) ?? [])].sort((a, b) => b.weight - a.weight);
+      this.sorted.set(id, list);
+    }
+    return list;
+  }
 
   putEntity(entity: GraphEntity): void {
     this.removeNames(entity.id);
@@ -64,6 +76,8 @@ export class IndexGraph {
   putTriple(triple: GraphTriple): void {
     this.maxWeight = Math.max(this.maxWeight, triple.weight);
     const key = tripleKey(triple);
+    this.sorted.delete(triple.subject);
+    this.sorted.delete(triple.object);
     const existing = this.triples.get(key);
     if (existing) {
       existing.weight = triple.weight;
@@ -83,6 +97,8 @@ export class IndexGraph {
     const stored = this.triples.get(key);
     if (!stored) return false;
     this.triples.delete(key);
+    this.sorted.delete(stored.subject);
+    this.sorted.delete(stored.object);
     this.adjacent.get(stored.subject)?.delete(stored);
     this.adjacent.get(stored.object)?.delete(stored);
     return true;
