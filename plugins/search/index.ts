@@ -11,6 +11,11 @@ import type { SearchService } from './service.js';
 import { imageErrors } from './image/image-errors.js';
 import { registerImageFeatures } from './image/image-plugin.js';
 import { imageFieldsOf } from './image/visual-mappings.js';
+import { Autocomplete, type AutocompleteService } from './autocomplete/autocomplete-service.js';
+import { registerAutocompleteRoutes } from './autocomplete/routes.js';
+import { ConfigPlans } from './config-plan/config-apply.js';
+import { registerConfigRoutes } from './config-plan/routes.js';
+import { registerVisualSuggestions } from './image/visual-suggestions.js';
 
 /**
  * What plugins that depend on `search` use (bulk, graph, crawler, scanner, the control plane, the
@@ -19,6 +24,8 @@ import { imageFieldsOf } from './image/visual-mappings.js';
 export const SEARCH_SERVICE = defineToken<SearchService>('search.service');
 /** The engine itself, for Tessera's own benchmarks and tests; plugins use SEARCH_SERVICE. */
 export const SEARCH_ENGINE = defineToken<SearchEngine>('search.engine');
+/** Autocomplete: other plugins register suggestion sources here (docs/autocomplete.md). */
+export const AUTOCOMPLETE_SERVICE = defineToken<AutocompleteService>('search.autocomplete');
 
 export default definePlugin({
   name: 'search',
@@ -57,6 +64,16 @@ export default definePlugin({
       when: '`settings.embedder` carries an endpoint (`baseUrl`, `apiKeyEnv`) instead of naming an embedder of `plugins.search.options.embedders`, names one the manifest does not define, or one whose `dimensions` differ from `vectorDimensions`.',
     },
     {
+      code: 'plan_stale',
+      status: 409,
+      when: "`POST /v1/config/apply`: hashing the plan with the tenant's indexes as they are now gives another hash (`details.current`): the indexes or the plan changed since it was made; nothing was done.",
+    },
+    {
+      code: 'destructive_change',
+      status: 409,
+      when: '`POST /v1/config/apply` of a plan with destructive steps (`details.targets`) without `allowDestructive: true`; nothing was done.',
+    },
+    {
       code: 'vector_required',
       status: 400,
       when: '`semantic` or `hybrid` search with neither a query `vector` nor, on an index with `autoEmbed`, a `q` to embed.',
@@ -92,14 +109,33 @@ export default definePlugin({
     engine.onWrite = (index) => background.scheduleMerge(index);
     engine.indexStats = (tenant, name, index) => (imageFieldsOf(index.record.mappings).length > 0 ? { visual: images.visual.statsOf(tenant, name) } : {});
     images.attach(engine);
-    registerRoutes(ctx, () => engine);
+    const autocomplete = new Autocomplete({
+      engine: () => engine,
+      store: ctx.store,
+      jobs: ctx.jobs,
+      log: ctx.log,
+      maxQueries: ctx.config.autocompleteMaxQueries,
+    });
+    autocomplete.attach(engine);
+    ctx.provide(AUTOCOMPLETE_SERVICE, { useValue: autocomplete });
+    registerRoutes(ctx, () => engine, {
+      searched: (tenant, index, q, total) =>
+        void autocomplete.searched(tenant, index, q, total).catch((err: unknown) => ctx.log.warn({ err, index }, 'search not counted for autocomplete')),
+    });
+    registerAutocompleteRoutes(ctx, autocomplete);
+    registerConfigRoutes(ctx, () => engine, new ConfigPlans(() => engine));
+    registerVisualSuggestions(autocomplete, () => engine);
     ctx.onStart(() => engine.load());
     ctx.onStop(() => engine.close());
   },
 });
 
-export { canSeeIndex, indexPatternPattern } from './index-scope.js';
+export { canSeeIndex, indexPatternPattern, tokenMayUse } from './index-scope.js';
 export { visualTerms, type VisualTerm, type VisualTermType } from './image/visual-terms.js';
 export type { SearchEngine } from './search-engine.js';
 export type * from './service.js';
+export { SuggestionDictionary, type SuggestionEntry, type DictionaryMatch } from './autocomplete/suggestion-dictionary.js';
+export { normaliseSuggestion, parsePrefixQuery, suggestionWords, type PrefixQuery } from './autocomplete/normalize.js';
+export type { SuggestionSource, SuggestionType, IncludeFlag, IndexScope } from './autocomplete/suggestion-source.js';
+export type { AutocompleteService, AutocompleteRequest, AutocompleteSuggestion } from './autocomplete/autocomplete-service.js';
 export type { SearchIndex, UpsertResult } from './search-index.js';

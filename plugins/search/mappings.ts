@@ -186,6 +186,13 @@ const settingsShape = {
   k1: z.number().min(0).max(3),
   b: z.number().min(0).max(1),
   dynamic: z.boolean(),
+  /** Where autocomplete finds titles and categories (docs/autocomplete.md). */
+  autocomplete: z.strictObject({
+    /** Default: the first text field named `title`, then `name`. */
+    titleField: z.string().min(1).max(256).optional(),
+    /** Default: every keyword field but `id`. */
+    categoryFields: z.array(z.string().min(1).max(256)).max(100).optional(),
+  }),
 };
 
 /** Settings with their defaults filled; `vectorDimensions`, `vectorMetric` and `minimumShouldMatch` stay optional. */
@@ -203,6 +210,7 @@ export const indexSettingsSchema = z.strictObject({
   k1: settingsShape.k1.default(1.2),
   b: settingsShape.b.default(0.75),
   dynamic: settingsShape.dynamic.default(false),
+  autocomplete: settingsShape.autocomplete.optional(),
 });
 export type IndexSettings = z.output<typeof indexSettingsSchema>;
 

@@ -34,6 +34,8 @@ export const searchOptionsSchema = z.strictObject({
     .default(64 * 1024 * 1024),
   /** A search's time budget in milliseconds; past it the answer is 503 search_timeout. @default 10000 */
   searchTimeoutMs: z.number().int().min(1).max(600_000).default(10_000),
+  /** Past searches kept per index for `query` suggestions; past it the least used and oldest go. @default 10000 */
+  autocompleteMaxQueries: z.number().int().min(0).max(1_000_000).default(10_000),
   /** Remote embedders by name (`builtin` is taken). Their endpoints are trusted: only the operator writes them. @default {} */
   embedders: z
     .record(z.string(), remoteEmbedderSchema)

@@ -46,7 +46,12 @@ async function readDocuments(request: RouteRequest<unknown, unknown>): Promise<u
   });
 }
 
-export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => SearchEngine): void {
+/** What other parts of the plugin learn from the routes: a search that answered (autocomplete's query log). */
+export interface RouteHooks {
+  searched?(tenant: string, index: string, q: unknown, total: number): void;
+}
+
+export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => SearchEngine, hooks: RouteHooks = {}): void {
   const tags = ['search'];
   // Every route that names an index first checks the key's index scope: outside it, the index
   // does not exist for this caller (404 index_not_found, as for another tenant's index).
@@ -192,7 +197,12 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     tags,
     summary: 'Search an index',
     body: searchQuerySchema,
-    handler: async ({ params, body, tenant, principal }) =>
-      runSearch(engine().get(tenant, params.name!), ctx.kernels, withTokenFilter(principal, params.name!, body), { timeoutMs: ctx.config.searchTimeoutMs }),
+    handler: async ({ params, body, tenant, principal }) => {
+      const result = await runSearch(engine().get(tenant, params.name!), ctx.kernels, withTokenFilter(principal, params.name!, body), {
+        timeoutMs: ctx.config.searchTimeoutMs,
+      });
+      hooks.searched?.(tenant, params.name!, body.q, result.total);
+      return result;
+    },
   });
 }

@@ -1,5 +1,6 @@
 import type { KernelRunner } from 'tessera/kernels';
 import { isTesseraError, validate } from 'tessera/plugin';
+import { has } from './bitset.js';
 import { parseCreateIndex } from './mappings.js';
 import { runSearch, searchQuerySchema } from './search.js';
 import { describe, type SearchEngine } from './search-engine.js';
@@ -38,6 +39,16 @@ export function createSearchService(engine: SearchEngine, kernels: () => KernelR
     upsert: (tenant, name, documents) => engine.get(tenant, name).upsert(documents),
     delete: (tenant, name, ids) => engine.get(tenant, name).delete(ids),
     getDocument: (tenant, name, id) => (engine.has(tenant, name) ? engine.get(tenant, name).getDocument(id) : undefined),
+    documentIds(tenant, name) {
+      if (!engine.has(tenant, name)) return [];
+      const ids: string[] = [];
+      for (const segment of engine.get(tenant, name).segments) {
+        segment.data.ids.forEach((id, ord) => {
+          if (!has(segment.deleted, ord)) ids.push(id);
+        });
+      }
+      return ids;
+    },
     writer: (tenant, name, options = {}) => new ServiceBatchWriter(service, tenant, name, options.batchDocs ?? 1000),
     on: (event, handler) => engine.on(event, handler),
     visualTerms: (tenant, name, options = {}) => (engine.has(tenant, name) ? visualTerms(engine.get(tenant, name), options) : []),

@@ -91,6 +91,8 @@ export interface SearchService {
   upsert(tenant: string, name: string, documents: readonly unknown[]): Promise<WriteResult>;
   delete(tenant: string, name: string, ids: readonly string[]): Promise<number>;
   getDocument(tenant: string, name: string, id: string): Record<string, unknown> | undefined;
+  /** The ids of the index's live documents, in storage order (empty for an unknown index). */
+  documentIds(tenant: string, name: string): string[];
   writer(tenant: string, name: string, options?: { batchDocs?: number }): BatchWriter;
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void;
   /**
