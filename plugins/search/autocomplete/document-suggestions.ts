@@ -28,9 +28,12 @@ export interface AutocompleteFields {
 export function autocompleteFields(record: Pick<IndexRecord, 'mappings' | 'settings'>): AutocompleteFields {
   const settings = (record.settings as { autocomplete?: { titleField?: string; categoryFields?: string[] } }).autocomplete ?? {};
   const mappings = record.mappings;
-  const text = Object.keys(mappings).filter((f) => mappings[f]!.type === 'text' && mappings[f]!.index);
+  // Image fields hold file names, and `_visual.*` (written by visual extraction) has its own
+  // `visual_tag`, `motif` and `color` sources, gated by `includeVisualTags`.
+  const own = Object.keys(mappings).filter((f) => !f.startsWith('_visual.') && (mappings[f] as { image?: boolean }).image !== true);
+  const text = own.filter((f) => mappings[f]!.type === 'text' && mappings[f]!.index);
   const title = settings.titleField ?? ['title', 'name'].find((f) => mappings[f]?.type === 'text');
-  const categories = settings.categoryFields ?? Object.keys(mappings).filter((f) => f !== 'id' && mappings[f]!.type === 'keyword');
+  const categories = settings.categoryFields ?? own.filter((f) => f !== 'id' && mappings[f]!.type === 'keyword');
   return { title, categories, phrases: text };
 }
 

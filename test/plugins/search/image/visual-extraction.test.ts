@@ -119,6 +119,28 @@ describe.skipIf(noImageMagick !== '')('visual extraction at ingest', () => {
     expect((await terms('types=color&limit=1'))[0]).toEqual({ text: 'white', type: 'color', count: 2, docId: 'p1' });
   });
 
+  it('offers colours, motifs and visual tags in autocomplete, and includeVisualTags false leaves them out', async () => {
+    const suggest = async (body: Record<string, unknown>): Promise<any[]> =>
+      (await json(await postJson(`${base}/posters/autocomplete`, { size: 20, ...body }))).suggestions;
+    const visual = (list: any[]): any[] =>
+      list.filter((s) => ['color', 'motif', 'visual_tag'].includes(s.type)).map(({ text, type, count, docId }) => ({ text, type, count, docId }));
+    expect(visual(await suggest({ q: 'red' }))).toEqual(
+      expect.arrayContaining([
+        { text: 'red', type: 'color', count: 1, docId: 'p1' },
+        { text: 'red striped', type: 'visual_tag', count: 1, docId: 'p1' },
+      ]),
+    );
+    expect(visual(await suggest({ q: 'chec' }))).toEqual([
+      { text: 'checks', type: 'motif', count: 1, docId: 'p4' },
+      { text: 'blue checked', type: 'visual_tag', count: 1, docId: 'p4' },
+      { text: 'yellow checked', type: 'visual_tag', count: 1, docId: 'p4' },
+    ]);
+    expect(visual(await suggest({ q: 'red', includeVisualTags: false }))).toEqual([]);
+    // GET takes the same source.
+    const viaGet = (await json(await fetch(`${base}/posters/autocomplete?q=whi&size=20`))).suggestions;
+    expect(visual(viaGet)).toEqual(expect.arrayContaining([{ text: 'white', type: 'color', count: 2, docId: 'p1' }]));
+  });
+
   it('reuses the stored metadata for the same image bytes when a document is written again', async () => {
     await postJson(`${base}/posters/documents`, [
       { id: 'p1', title: 'Beach towel, striped', photo: 'stripes.png' },
