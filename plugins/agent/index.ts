@@ -1,5 +1,12 @@
 import path from 'node:path';
 import { definePlugin, type JobRecord } from 'tessera/plugin';
+import { SEARCH_SERVICE } from '../search/index.js';
+import { Budgets } from './budget.js';
+import { registerChatRoute } from './chat-route.js';
+import { Gateway } from './gateway.js';
+import { registerBudgetAndCacheRoutes } from './gateway-routes.js';
+import { OpenAiCompatibleProvider } from './openai-provider.js';
+import { SemanticCache } from './semantic-cache.js';
 import { registerCatalogRoutes, syncScheduleId } from './catalog-routes.js';
 import { Catalog } from './catalog.js';
 import { Circuits } from './circuits.js';
@@ -21,6 +28,7 @@ import { registerTelemetryRoutes } from './telemetry-routes.js';
 export default definePlugin({
   name: 'agent',
   version: '0.1.0',
+  dependsOn: [{ name: 'search', version: '^0.1.0' }],
   options: agentOptionsSchema,
   permissions: [
     { name: 'agent:read', description: 'Read the model catalogue and the token budget.' },
@@ -63,12 +71,27 @@ export default definePlugin({
       },
     );
 
-    agentMetrics(ctx, { circuits, deadLetters });
+    const metrics = agentMetrics(ctx, { circuits, deadLetters });
+    const budgets = new Budgets(ctx.store);
+    const cache = new SemanticCache(ctx.store, ctx.container.resolve(SEARCH_SERVICE), () => ctx.config.cache.similarityThreshold);
+    const gateway = new Gateway({
+      catalog,
+      circuits,
+      budgets,
+      cache,
+      events: ctx.events,
+      metrics,
+      provider: (tenant) => new OpenAiCompatibleProvider('openai-compatible', (p, init) => http.request(tenant, p, init)),
+      secrets: secretsOf,
+      maxEscalation: ctx.config.maxEscalation,
+      callTimeoutMs: ctx.config.callTimeoutMs,
+      cacheEnabled: ctx.config.cache.enabled,
+    });
 
     registerCatalogRoutes(ctx, {
       catalog,
       config,
-      cache: { purgeModel: async () => 0 },
+      cache,
       async syncNow(tenant, signal): Promise<JobRecord> {
         const jobs = ctx.jobs.tenant(tenant);
         const job = await jobs.enqueue('models.sync', {}, { key: 'models.sync', keyScope: 'active' });
@@ -85,6 +108,8 @@ export default definePlugin({
       },
     });
     registerTelemetryRoutes(ctx, { circuits, deadLetters });
+    registerChatRoute(ctx, { gateway, budgets, secrets: secretsOf });
+    registerBudgetAndCacheRoutes(ctx, { budgets, cache });
     ctx.onStop(deadLetters.listen());
   },
 });

@@ -13,7 +13,7 @@ export async function startAgent(
   const t = await createTestApp(
     {
       listeners: [{ name: 'agent', port: 0, plugins: extra.listenerPlugins ?? ['agent'] }],
-      plugins: { ...extra.plugins, agent: { options } },
+      plugins: { search: {}, ...extra.plugins, agent: { options } },
     },
     { ...(extra.dataDir ? { dataDir: extra.dataDir } : {}), dir: repoRoot },
   );

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startModelListServer, perToken, type ModelListServer } from './model-list-server.js';
+import { startProviderServer, perToken, type ModelListServer } from './provider-server.js';
 import { startAgent, type AgentApp } from './support.js';
 
 const API_KEY = 'sk-or-v1-test-0123456789abcdefSECRETwxyz';
@@ -20,7 +20,7 @@ describe('agent price sync and provider configuration', () => {
   let t: AgentApp;
   let provider: ModelListServer;
   beforeAll(async () => {
-    provider = await startModelListServer([
+    provider = await startProviderServer([
       { id: 'acme/tiny', name: 'Acme Tiny', context_length: 8192, pricing: { prompt: perToken(0.0375), completion: perToken(0.1) } },
       { id: 'acme/mid', name: 'Acme Mid', context_length: 65536, pricing: { prompt: perToken(0.8), completion: perToken(3.2) } },
       { id: 'acme/big', name: 'Acme Big', context_length: 200000, pricing: { prompt: perToken(18), completion: perToken(72) } },
