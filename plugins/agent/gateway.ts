@@ -98,9 +98,7 @@ export class Gateway {
   constructor(private readonly d: GatewayDeps) {}
 
   /** Budget, route and cache key of a call, and the budget-cut event when the request asked for more. */
-  async prepare(
-    input: CallInput,
-  ): Promise<{
+  async prepare(input: CallInput): Promise<{
     callId: string;
     request: ChatRequest;
     route: ReturnType<typeof resolveRoute>;

@@ -144,6 +144,8 @@ async function answerChat(state: Omit<ModelListServer, 'baseUrl' | 'close'>, bod
   const pieces = (script.content ?? '').match(/.{1,5}/gs) ?? [];
   if (script.fail === 'cut-stream') {
     send({ content: pieces[0] ?? 'x' });
+    // Let the first chunk reach the client before the connection drops.
+    await sleep(100);
     res.destroy();
     return;
   }
