@@ -1,7 +1,7 @@
-import { Registry } from 'prom-client';
 import { eventStreamResponse, reply, z, type PluginContext } from 'tessera/plugin';
 import type { Circuits } from './circuits.js';
 import type { DeadLetters } from './dead-letters.js';
+import { toOpenMetrics } from './openmetrics.js';
 import type { AgentOptions } from './options.js';
 
 const eventsQuery = z.strictObject({
@@ -109,16 +109,8 @@ export function registerTelemetryRoutes(ctx: PluginContext<AgentOptions>, d: Tel
       const registry = ctx.metrics.registry;
       const wantsOpenMetrics = (request.headers.get('accept') ?? '').includes('application/openmetrics-text');
       if (!wantsOpenMetrics) return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
-      const text = await openMetricsText(registry);
+      const text = toOpenMetrics(await registry.metrics());
       return new Response(text, { headers: { 'content-type': 'application/openmetrics-text; version=1.0.0; charset=utf-8' } });
     },
   });
-}
-
-/** The registry's metrics in OpenMetrics form, without changing the shared registry's own format. */
-async function openMetricsText(registry: Registry): Promise<string> {
-  const copy = new Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE>();
-  copy.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
-  for (const metric of registry.getMetricsAsArray()) copy.registerMetric(metric as never);
-  return copy.metrics();
 }

@@ -8,10 +8,11 @@ export interface AgentApp extends TestApp {
 /** The agent plugin alone on its listener (auth off on loopback: tenant `default`). */
 export async function startAgent(
   options: Record<string, unknown> = {},
-  extra: { dataDir?: string; plugins?: Record<string, unknown>; listenerPlugins?: string[] } = {},
+  extra: { dataDir?: string; plugins?: Record<string, unknown>; listenerPlugins?: string[]; manifest?: Record<string, unknown> } = {},
 ): Promise<AgentApp> {
   const t = await createTestApp(
     {
+      ...extra.manifest,
       listeners: [{ name: 'agent', port: 0, plugins: extra.listenerPlugins ?? ['agent'] }],
       plugins: { search: {}, ...extra.plugins, agent: { options } },
     },
