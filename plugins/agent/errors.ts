@@ -47,6 +47,11 @@ export const errors = defineErrors({
     message: 'The provider refused the request ({status}): {reason}',
     when: 'The provider answered a client error that retrying another model would not fix (400, 401, 403, 404, 422).',
   },
+  tool_disabled: {
+    status: 409,
+    message: 'The {tool} tool is disabled for this tenant.',
+    when: 'The documentation search tool was switched off with `POST /api/v1/tools/search/toggle`.',
+  },
   dlq_not_found: { status: 404, message: 'No dead-letter record "{id}".', when: "No quarantined failure of the caller's tenant has that id." },
   replay_running: {
     status: 409,

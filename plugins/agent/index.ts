@@ -3,6 +3,8 @@ import { definePlugin, type JobRecord } from 'tessera/plugin';
 import { SEARCH_SERVICE } from '../search/index.js';
 import { Budgets } from './budget.js';
 import { registerChatRoute } from './chat-route.js';
+import { DocSearch } from './doc-search.js';
+import { registerToolRoutes } from './tool-routes.js';
 import { Gateway } from './gateway.js';
 import { registerBudgetAndCacheRoutes } from './gateway-routes.js';
 import { OpenAiCompatibleProvider } from './openai-provider.js';
@@ -73,7 +75,8 @@ export default definePlugin({
 
     const metrics = agentMetrics(ctx, { circuits, deadLetters });
     const budgets = new Budgets(ctx.store);
-    const cache = new SemanticCache(ctx.store, ctx.container.resolve(SEARCH_SERVICE), () => ctx.config.cache.similarityThreshold);
+    const search = ctx.container.resolve(SEARCH_SERVICE);
+    const cache = new SemanticCache(ctx.store, search, () => ctx.config.cache.similarityThreshold);
     const gateway = new Gateway({
       catalog,
       circuits,
@@ -110,6 +113,7 @@ export default definePlugin({
     registerTelemetryRoutes(ctx, { circuits, deadLetters });
     registerChatRoute(ctx, { gateway, budgets, secrets: secretsOf });
     registerBudgetAndCacheRoutes(ctx, { budgets, cache });
+    registerToolRoutes(ctx, { docs: new DocSearch(ctx.store, search, ctx.outbound, ctx.config.searxngUrl) });
     ctx.onStop(deadLetters.listen());
   },
 });

@@ -37,6 +37,8 @@ export const agentOptionsSchema = z.strictObject({
       backoffMs: z.number().int().min(0).default(2000),
     })
     .prefault({}),
+  /** A SearXNG instance the documentation search tool also asks (`GET {url}/search?format=json`); written by the operator, so trusted. */
+  searxngUrl: z.url({ protocol: /^https?$/ }).optional(),
   cache: z
     .strictObject({
       /** @default true */
