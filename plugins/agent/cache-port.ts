@@ -21,8 +21,9 @@ export interface CachedAnswer {
 /** The semantic cache as the gateway and the catalogue see it. */
 export interface SemanticCacheLike {
   lookup(tenant: string, key: CacheKey): Promise<{ kind: 'exact' | 'semantic'; answer: CachedAnswer } | undefined>;
-  put(tenant: string, key: CacheKey, modelId: string, result: ChatResult): Promise<void>;
-  /** Counts a hit and what it saved, or a miss. */
-  record(tenant: string, outcome: { kind: 'exact' | 'semantic' | 'miss'; tokens?: number; dollars?: number }): Promise<void>;
+  /** Stores an answer in the background: lookups from then on see it (they wait for pending writes). */
+  put(tenant: string, key: CacheKey, modelId: string, result: ChatResult): void;
+  /** Counts a hit and what it saved, or a miss (persisted in the background). */
+  record(tenant: string, outcome: { kind: 'exact' | 'semantic' | 'miss'; tokens?: number; dollars?: number }): void;
   purgeModel(tenant: string, modelId: string): Promise<number>;
 }

@@ -47,8 +47,8 @@ export function registerBudgetAndCacheRoutes(ctx: PluginContext<AgentOptions>, d
     throttle: 'light',
     tags: ['agent: cache'],
     summary: 'Semantic cache entries, hits, misses, hit rate, tokens and dollars saved',
-    handler: ({ tenant }) => ({
-      stats: { ...d.cache.stats(tenant), similarityThreshold: ctx.config.cache.similarityThreshold, enabled: ctx.config.cache.enabled },
+    handler: async ({ tenant }) => ({
+      stats: { ...(await d.cache.stats(tenant)), similarityThreshold: ctx.config.cache.similarityThreshold, enabled: ctx.config.cache.enabled },
     }),
   });
 

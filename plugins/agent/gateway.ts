@@ -156,7 +156,7 @@ export class Gateway {
       const modelCircuit = this.d.circuits.get(tenant, 'model', model.id);
       if (!providerCircuit.available() || !modelCircuit.tryPass() || !providerCircuit.tryPass()) {
         attempts.push({ model: model.id, tier: model.tier, outcome: 'circuit_open', latencyMs: 0 });
-        await this.attemptEvent(tenant, callId, attempts.at(-1)!);
+        this.emit(tenant, callId, 'llm.attempt', { callId, ...attempts.at(-1)! });
         continue;
       }
       const t0 = performance.now();
@@ -165,7 +165,7 @@ export class Gateway {
         modelCircuit.success();
         providerCircuit.success();
         attempts.push({ model: model.id, tier: model.tier, outcome: 'ok', latencyMs: Math.round(performance.now() - t0) });
-        await this.attemptEvent(tenant, callId, attempts.at(-1)!);
+        this.emit(tenant, callId, 'llm.attempt', { callId, ...attempts.at(-1)! });
         return { model, value };
       } catch (err) {
         const failure = err instanceof ProviderFailure ? err : new ProviderFailure('malformed', (err as Error).message);
@@ -186,7 +186,7 @@ export class Gateway {
           latencyMs: Math.round(performance.now() - t0),
           error: message,
         });
-        await this.attemptEvent(tenant, callId, attempts.at(-1)!);
+        this.emit(tenant, callId, 'llm.attempt', { callId, ...attempts.at(-1)! });
         if (!failure.retryable)
           throw errors.provider_rejected({ status: failure.status ?? 400, reason: message }, { details: { status: failure.status, attempts } });
       }
@@ -207,7 +207,7 @@ export class Gateway {
         provider.complete({ ...p.request, model: m.id }, { timeoutMs: this.d.callTimeoutMs, ...(input.signal ? { signal: input.signal } : {}) }),
       );
       const summary = await this.finish(input.tenant, p, model, value.usage, attempts, input.cache ? 'miss' : 'off', 'ok');
-      if (input.cache) await this.store(input.tenant, p.key, model.id, value);
+      if (input.cache) this.store(input.tenant, p.key, model.id, value);
       return { result: value, summary };
     } catch (err) {
       await this.failed(input.tenant, p, attempts, err);
@@ -216,8 +216,8 @@ export class Gateway {
   }
 
   /** Keeps a successful answer in the cache (the streamed path calls it once the stream is whole). */
-  async store(tenant: string, key: CacheKey, modelId: string, result: ChatResult): Promise<void> {
-    if (this.d.cacheEnabled) await this.d.cache.put(tenant, key, modelId, result);
+  store(tenant: string, key: CacheKey, modelId: string, result: ChatResult): void {
+    if (this.d.cacheEnabled) this.d.cache.put(tenant, key, modelId, result);
   }
 
   /** Opens a stream on the first candidate that yields a first delta (failover happens before any byte is sent). */
@@ -235,7 +235,7 @@ export class Gateway {
     const model = this.d.catalog.get(tenant, hit.answer.modelId);
     const usage = hit.answer.result.usage;
     const dollars = model ? costOf(model, usage) : 0;
-    await this.d.cache.record(tenant, { kind: hit.kind, tokens: usage.total_tokens, dollars });
+    this.d.cache.record(tenant, { kind: hit.kind, tokens: usage.total_tokens, dollars });
     this.d.metrics.cache.inc({ result: hit.kind });
     this.d.metrics.saved.inc({ kind: 'tokens' }, usage.total_tokens);
     this.d.metrics.saved.inc({ kind: 'usd' }, dollars);
@@ -288,7 +288,7 @@ export class Gateway {
       budgetCut: p.budgetCut,
     };
     if (cache === 'miss') {
-      await this.d.cache.record(tenant, { kind: 'miss' });
+      this.d.cache.record(tenant, { kind: 'miss' });
       this.d.metrics.cache.inc({ result: 'miss' });
     }
     this.d.metrics.calls.inc({ tier: String(model.tier), outcome, cache });
@@ -297,26 +297,22 @@ export class Gateway {
     this.d.metrics.cost.inc(summary.costUsd);
     this.d.metrics.latency.observe({ tier: String(model.tier) }, latencyMs / 1000);
     for (const a of attempts) this.d.metrics.attempts.inc({ outcome: a.outcome });
-    await this.d.events.append(
-      'llm.call',
-      {
-        callId: p.callId,
-        outcome,
-        model: model.id,
-        tier: model.tier,
-        requestedTier: p.route.tier,
-        escalated: model.tier > p.route.tier,
-        tokensIn: usage.prompt_tokens,
-        tokensOut: usage.completion_tokens,
-        ...(usage.reasoning_tokens !== undefined ? { reasoningTokens: usage.reasoning_tokens } : {}),
-        costUsd: summary.costUsd,
-        latencyMs,
-        cache,
-        attempts: attempts.length,
-        budgetCut: p.budgetCut,
-      },
-      { tenant, subject: p.callId },
-    );
+    this.emit(tenant, p.callId, 'llm.call', {
+      callId: p.callId,
+      outcome,
+      model: model.id,
+      tier: model.tier,
+      requestedTier: p.route.tier,
+      escalated: model.tier > p.route.tier,
+      tokensIn: usage.prompt_tokens,
+      tokensOut: usage.completion_tokens,
+      ...(usage.reasoning_tokens !== undefined ? { reasoningTokens: usage.reasoning_tokens } : {}),
+      costUsd: summary.costUsd,
+      latencyMs,
+      cache,
+      attempts: attempts.length,
+      budgetCut: p.budgetCut,
+    });
     return summary;
   }
 
@@ -338,7 +334,12 @@ export class Gateway {
     );
   }
 
-  private async attemptEvent(tenant: string, callId: string, a: AttemptRecord): Promise<void> {
-    await this.d.events.append('llm.attempt', { callId, ...a }, { tenant, subject: callId });
+  /**
+   * Appends a telemetry event off the call's path: ids are taken in call order at once, so the feed
+   * keeps its order and omits nothing; the answer does not wait for the write (a write that fails
+   * is logged by the event log and leaves an `event.lost` marker).
+   */
+  private emit(tenant: string, callId: string, type: string, data: Record<string, unknown>): void {
+    this.d.events.append(type, data, { tenant, subject: callId }).catch(() => {});
   }
 }

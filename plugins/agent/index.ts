@@ -115,5 +115,6 @@ export default definePlugin({
     registerBudgetAndCacheRoutes(ctx, { budgets, cache });
     registerToolRoutes(ctx, { docs: new DocSearch(ctx.store, search, ctx.outbound, ctx.config.searxngUrl) });
     ctx.onStop(deadLetters.listen());
+    ctx.onStop(() => cache.drain());
   },
 });

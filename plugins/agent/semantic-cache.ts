@@ -42,6 +42,9 @@ export class SemanticCache implements SemanticCacheLike {
   private readonly entries;
   private readonly statsDb;
   private readonly counters = new Map<string, Counters>();
+  /** Per tenant: the chain of writes not yet applied, and the entries they carry (for the exact layer). */
+  private readonly pending = new Map<string, Promise<void>>();
+  private readonly unwritten = new Map<string, Entry>();
 
   constructor(
     store: StoreNamespace,
@@ -53,8 +56,9 @@ export class SemanticCache implements SemanticCacheLike {
   }
 
   async lookup(tenant: string, key: CacheKey): Promise<{ kind: 'exact' | 'semantic'; answer: CachedAnswer } | undefined> {
-    const exact = this.entries.get([tenant, key.exactKey]) as Entry | undefined;
+    const exact = this.unwritten.get(`${tenant}\u0000${key.exactKey}`) ?? (this.entries.get([tenant, key.exactKey]) as Entry | undefined);
     if (exact) return { kind: 'exact', answer: { modelId: exact.modelId, result: exact.result, similarity: 1 } };
+    await this.settled(tenant);
     if (!this.search.get(tenant, cacheIndexName)) return undefined;
     const found = await this.search.search(tenant, cacheIndexName, {
       q: key.prompt,
@@ -69,7 +73,7 @@ export class SemanticCache implements SemanticCacheLike {
     return { kind: 'semantic', answer: { modelId: entry.modelId, result: entry.result, similarity: best.score } };
   }
 
-  async put(tenant: string, key: CacheKey, modelId: string, result: ChatResult): Promise<void> {
+  put(tenant: string, key: CacheKey, modelId: string, result: ChatResult): void {
     const entry: Entry = {
       id: key.exactKey,
       tier: key.tier,
@@ -79,12 +83,42 @@ export class SemanticCache implements SemanticCacheLike {
       result,
       createdAt: new Date().toISOString(),
     };
-    await this.entries.put([tenant, entry.id], entry);
-    await this.ensureIndex(tenant);
-    await this.search.upsert(tenant, cacheIndexName, [{ id: entry.id, prompt: entry.prompt, paramsKey: entry.paramsKey, tier: String(entry.tier), modelId }]);
+    const memoryKey = `${tenant}\u0000${entry.id}`;
+    this.unwritten.set(memoryKey, entry);
+    this.enqueue(tenant, async () => {
+      try {
+        await this.entries.put([tenant, entry.id], entry);
+        await this.ensureIndex(tenant);
+        await this.search.upsert(tenant, cacheIndexName, [
+          { id: entry.id, prompt: entry.prompt, paramsKey: entry.paramsKey, tier: String(entry.tier), modelId },
+        ]);
+      } finally {
+        if (this.unwritten.get(memoryKey) === entry) this.unwritten.delete(memoryKey);
+      }
+    });
   }
 
-  async record(tenant: string, outcome: { kind: 'exact' | 'semantic' | 'miss'; tokens?: number; dollars?: number }): Promise<void> {
+  /** Resolves once every queued write of every tenant is applied (before the store closes). */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending.values());
+  }
+
+  /** Resolves once every write queued for the tenant so far is applied. */
+  settled(tenant: string): Promise<void> {
+    return this.pending.get(tenant) ?? Promise.resolve();
+  }
+
+  private enqueue(tenant: string, write: () => Promise<void>): void {
+    const next = this.settled(tenant)
+      .then(write)
+      .catch(() => {});
+    this.pending.set(tenant, next);
+    void next.then(() => {
+      if (this.pending.get(tenant) === next) this.pending.delete(tenant);
+    });
+  }
+
+  record(tenant: string, outcome: { kind: 'exact' | 'semantic' | 'miss'; tokens?: number; dollars?: number }): void {
     const c = this.countersOf(tenant);
     if (outcome.kind === 'miss') c.misses += 1;
     else {
@@ -93,10 +127,11 @@ export class SemanticCache implements SemanticCacheLike {
       c.tokensSaved += outcome.tokens ?? 0;
       c.dollarsSaved += outcome.dollars ?? 0;
     }
-    await this.statsDb.put(tenant, c);
+    this.statsDb.put(tenant, { ...c }).catch(() => {});
   }
 
-  stats(tenant: string): CacheStats {
+  async stats(tenant: string): Promise<CacheStats> {
+    await this.settled(tenant);
     const c = this.countersOf(tenant);
     const hits = c.exactHits + c.semanticHits;
     const total = hits + c.misses;
@@ -113,6 +148,7 @@ export class SemanticCache implements SemanticCacheLike {
   }
 
   async purgeModel(tenant: string, modelId: string): Promise<number> {
+    await this.settled(tenant);
     const ids: string[] = [];
     for (const { value } of this.entries.getRange({ start: [tenant], end: [tenant, '\uffff'] }))
       if ((value as Entry).modelId === modelId) ids.push((value as Entry).id);
@@ -123,6 +159,7 @@ export class SemanticCache implements SemanticCacheLike {
 
   /** Flushes the tenant's entries from the store and the vector index; the statistics stay. */
   async clear(tenant: string): Promise<number> {
+    await this.settled(tenant);
     const keys = [...this.entries.getKeys({ start: [tenant], end: [tenant, '\uffff'] })];
     for (const k of keys) await this.entries.remove(k);
     await this.search.drop(tenant, cacheIndexName);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProviderServer, type ModelListServer } from './provider-server.js';
-import { startAgent, type AgentApp } from './support.js';
+import { eventsOf, startAgent, type AgentApp } from './support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let n = 0;
@@ -45,7 +45,7 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
         attempts: [{ model: 'deepseek/deepseek-chat', tier: 3, outcome: 'ok', latencyMs: expect.any(Number) }],
       },
     });
-    const call = (await t.call('GET', `/api/v1/telemetry/events?kind=llm.call&job=${res.body.tessera.callId}`)).body.events[0].data;
+    const call = (await eventsOf(t, `kind=llm.call&job=${res.body.tessera.callId}`))[0].data;
     expect(call).toMatchObject({
       outcome: 'ok',
       model: 'deepseek/deepseek-chat',
@@ -75,7 +75,7 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
         ['deepseek/deepseek-chat', outcome],
         ['qwen/qwen-2.5-coder-32b-instruct', 'ok'],
       ]);
-      const events = (await t.call('GET', `/api/v1/telemetry/events?kind=llm.attempt&job=${res.body.tessera.callId}`)).body.events;
+      const events = await eventsOf(t, `kind=llm.attempt&job=${res.body.tessera.callId}`, 2);
       expect(events.map((e: { data: { outcome: string } }) => e.data.outcome)).toEqual([outcome, 'ok']);
       // A success in between keeps the model's circuit closed (two failures in a row would open it).
       expect((await chat(ask('deepseek/deepseek-chat'))).body.model).toBe('deepseek/deepseek-chat');
@@ -89,7 +89,7 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
     expect(res.status).toBe(200);
     expect(res.body.tessera).toMatchObject({ requestedTier: 3, tier: 4 });
     expect(res.body.model).toBe('meta-llama/llama-3.3-70b-instruct');
-    const call = (await t.call('GET', `/api/v1/telemetry/events?kind=llm.call&job=${res.body.tessera.callId}`)).body.events[0].data;
+    const call = (await eventsOf(t, `kind=llm.call&job=${res.body.tessera.callId}`))[0].data;
     expect(call).toMatchObject({ escalated: true, tier: 4, requestedTier: 3, attempts: 3 });
   });
 
@@ -131,10 +131,14 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
       openedAt: null,
       nextProbeAt: null,
     });
-    const transitions = (await t.call('GET', '/api/v1/telemetry/events?kind=circuit.transition&limit=1000')).body.events
-      .map((e: { data: { circuit: string; from: string; to: string } }) => e.data)
-      .filter((d: { circuit: string }) => d.circuit === `model:${pinned}`)
-      .map((d: { from: string; to: string }) => `${d.from}>${d.to}`);
+    let transitions: string[] = [];
+    for (let i = 0; i < 100 && transitions.length < 3; i++) {
+      transitions = (await eventsOf(t, 'kind=circuit.transition'))
+        .map((e: { data: { circuit: string; from: string; to: string } }) => e.data)
+        .filter((d: { circuit: string }) => d.circuit === `model:${pinned}`)
+        .map((d: { from: string; to: string }) => `${d.from}>${d.to}`);
+      if (transitions.length < 3) await sleep(20);
+    }
     expect(transitions).toEqual(['closed>open', 'open>half_open', 'half_open>closed']);
   });
 
@@ -162,7 +166,7 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
     const res = await chat(ask('tier:2', { max_tokens: 500 }));
     expect(provider.chats.at(-1)!.body.max_tokens).toBe(100);
     expect(res.body.tessera.budgetCut).toEqual({ requested: 500, allowed: 100 });
-    const cut = (await t.call('GET', `/api/v1/telemetry/events?kind=budget.cut&job=${res.body.tessera.callId}`)).body.events[0].data;
+    const cut = (await eventsOf(t, `kind=budget.cut&job=${res.body.tessera.callId}`))[0].data;
     expect(cut).toEqual({ callId: res.body.tessera.callId, requested: 500, allowed: 100, engagementMode: 'balanced' });
     await chat(ask('tier:2'));
     expect(provider.chats.at(-1)!.body.max_tokens).toBe(100);
@@ -188,7 +192,7 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
     const res = await chat(ask('qwen/qwen-2.5-coder-7b-instruct'));
     expect(res.body.choices[0].message).toEqual({ role: 'assistant', content: 'Use a mutex.' });
     expect(res.body.usage).toEqual({ prompt_tokens: 30, completion_tokens: 90, total_tokens: 120, reasoning_tokens: 60 });
-    const call = (await t.call('GET', `/api/v1/telemetry/events?kind=llm.call&job=${res.body.tessera.callId}`)).body.events[0].data;
+    const call = (await eventsOf(t, `kind=llm.call&job=${res.body.tessera.callId}`))[0].data;
     expect(call).toMatchObject({ tokensOut: 90, reasoningTokens: 60 });
     await t.call('POST', '/api/v1/tokens/budget', { suppressThinkingStream: false });
   });

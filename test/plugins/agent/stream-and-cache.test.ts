@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProviderServer, type ModelListServer } from './provider-server.js';
 import { readSse } from './sse-client.js';
-import { startAgent, type AgentApp } from './support.js';
+import { eventsOf, startAgent, type AgentApp } from './support.js';
 
 describe('agent gateway streaming and semantic cache', () => {
   let t: AgentApp;
@@ -66,7 +66,7 @@ describe('agent gateway streaming and semantic cache', () => {
     const chunks = await stream({ model: 'tier:3', messages: [{ role: 'user', content: 'stream cut' }], cache: false });
     expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: 'half ' });
     expect(chunks.at(-1)).toEqual({ error: { message: expect.stringContaining('The provider failed mid-stream'), code: 'stream_interrupted' } });
-    const call = (await t.call('GET', '/api/v1/telemetry/events?kind=llm.call&limit=1000')).body.events.at(-1).data;
+    const call = (await eventsOf(t, `kind=llm.call&job=${chunks[0].id.replace('chatcmpl-', '')}`))[0].data;
     expect(call).toMatchObject({ outcome: 'error', attempts: 1 });
   });
 
@@ -125,7 +125,7 @@ describe('agent gateway streaming and semantic cache', () => {
       similarityThreshold: 0.8,
       enabled: true,
     });
-    const hits = (await t.call('GET', '/api/v1/telemetry/events?kind=cache.hit&limit=1000')).body.events.map((e: { data: { kind: string } }) => e.data.kind);
+    const hits = (await eventsOf(t, 'kind=cache.hit', 2)).map((e: { data: { kind: string } }) => e.data.kind);
     expect(hits.slice(-2)).toEqual(['exact', 'semantic']);
   });
 

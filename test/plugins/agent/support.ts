@@ -31,3 +31,16 @@ export async function startAgent(
     },
   });
 }
+
+/**
+ * The telemetry events a query returns, once at least `atLeast` are there: the gateway appends its
+ * events off the call's path, so they become readable just after the answer.
+ */
+export async function eventsOf(t: AgentApp, query: string, atLeast = 1, timeoutMs = 5000): Promise<any[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const events = (await t.call('GET', `/api/v1/telemetry/events?limit=1000&${query}`)).body.events as any[];
+    if (events.length >= atLeast || Date.now() > until) return events;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
