@@ -89,6 +89,11 @@ async function main(): Promise<void> {
     if (check.choices[0].message.content !== 'ok: 8') throw new Error('provider check failed');
     const gwCheck = await chat('check the gateway', false);
     if (gwCheck.tessera.cache !== 'off' || gwCheck.model !== 'google/gemini-2.5-flash') throw new Error(`gateway check failed: ${JSON.stringify(gwCheck)}`);
+    const floor = await series('runtime-floor (GET /api/v1/tokens/budget)', calls, async () => {
+      const res = await fetch(`${base}/api/v1/tokens/budget`);
+      if (res.status !== 200) throw new Error(`budget answered ${res.status}`);
+      await res.arrayBuffer();
+    });
     const d = await series('provider-direct', calls, async (i) => void (await direct(i)));
     const g = await series('gateway-cache-off', calls, async (i) => void (await chat(`uncached question number ${i}`, false)));
     await chat('the one cached question', true);

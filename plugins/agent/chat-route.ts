@@ -176,6 +176,7 @@ export function registerChatRoute(
           }
         } catch (err) {
           const messageText = redact((err as Error).message, d.secrets(tenant));
+          d.gateway.streamBroke(tenant, model, `mid-stream: ${messageText}`);
           await d.gateway.failed(tenant, p, attempts, err);
           yield { data: { error: { message: `The provider failed mid-stream: ${messageText}`, code: 'stream_interrupted' } } };
           yield { data: '[DONE]' };

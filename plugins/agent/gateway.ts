@@ -316,6 +316,12 @@ export class Gateway {
     return summary;
   }
 
+  /** A stream that broke after its first delta counts against the model and its vendor. */
+  streamBroke(tenant: string, model: CatalogModel, message: string): void {
+    this.d.circuits.get(tenant, 'model', model.id).failure(message);
+    this.d.circuits.get(tenant, 'provider', model.provider).failure(message);
+  }
+
   async failed(tenant: string, p: Awaited<ReturnType<Gateway['prepare']>>, attempts: AttemptRecord[], err: unknown): Promise<void> {
     const code = (err as { code?: string }).code ?? 'error';
     this.d.metrics.calls.inc({ tier: String(p.route.tier), outcome: code, cache: 'miss' });

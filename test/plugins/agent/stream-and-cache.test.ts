@@ -68,6 +68,10 @@ describe('agent gateway streaming and semantic cache', () => {
     expect(chunks.at(-1)).toEqual({ error: { message: expect.stringContaining('The provider failed mid-stream'), code: 'stream_interrupted' } });
     const call = (await eventsOf(t, `kind=llm.call&job=${chunks[0].id.replace('chatcmpl-', '')}`))[0].data;
     expect(call).toMatchObject({ outcome: 'error', attempts: 1 });
+    const circuit = (await t.call('GET', '/api/v1/telemetry/circuit-breakers')).body.circuits.find(
+      (c: { name: string }) => c.name === 'model:deepseek/deepseek-chat',
+    );
+    expect(circuit.lastError.message).toContain('mid-stream');
   });
 
   it('suppresses <think> blocks and reasoning fields in streamed output while counting their tokens', async () => {

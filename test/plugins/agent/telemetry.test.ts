@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/app.js';
 import { startProviderServer, perToken, type ModelListServer } from './provider-server.js';
@@ -161,6 +162,36 @@ describe('agent telemetry: the event feed, the dead-letter queue and the metrics
     expect(omBody).not.toMatch(/\n\n/);
     // The shared registry keeps its own format for /metrics.
     expect((await fetch(`${t.base}/metrics`)).headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  });
+
+  it("serves an OpenAPI 3.1 document with every agent route at the seed's paths and methods", async () => {
+    const doc = (await (await fetch(`${t.base}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const routes = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    for (const route of [
+      'GET /api/v1/telemetry/events',
+      'GET /api/v1/telemetry/dlq',
+      'POST /api/v1/telemetry/dlq/{dlq_id}/replay',
+      'GET /api/v1/telemetry/circuit-breakers',
+      'GET /metrics/prometheus',
+      'GET /api/v1/models/catalog',
+      'POST /api/v1/models/catalog',
+      'DELETE /api/v1/models/catalog',
+      'POST /api/v1/models/sync',
+      'GET /api/v1/models/config',
+      'POST /api/v1/models/config',
+      'GET /api/v1/cache/stats',
+      'POST /api/v1/cache/clear',
+      'POST /api/v1/tools/search',
+      'POST /api/v1/tools/search/toggle',
+      'GET /api/v1/tokens/budget',
+      'POST /api/v1/tokens/budget',
+    ]) {
+      expect(routes).toContain(route);
+    }
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
   });
 
   it.skipIf(!promtool)('passes promtool check metrics', async () => {
