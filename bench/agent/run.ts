@@ -109,6 +109,8 @@ async function main(): Promise<void> {
         summary: 'gateway-overhead',
         overheadP50Ms: Math.round((g.p50 - d.p50) * 1000) / 1000,
         overheadP99Ms: Math.round((g.p99 - d.p99) * 1000) / 1000,
+        gatewayVsFloorP50: Math.round((g.p50 / floor.p50) * 100) / 100,
+        cacheHitVsFloorP50: Math.round((c.p50 / floor.p50) * 100) / 100,
         cacheHitVsProviderP50: Math.round((c.p50 / d.p50) * 100) / 100,
       }),
     );
