@@ -1,4 +1,4 @@
-import { reply, z, type JobRecord, type PluginContext } from 'tessera/plugin';
+import { reply, validate, z, type JobRecord, type PluginContext } from 'tessera/plugin';
 import type { Catalog } from './catalog.js';
 import { errors } from './errors.js';
 import type { AgentOptions } from './options.js';
@@ -92,9 +92,8 @@ export function registerCatalogRoutes(ctx: PluginContext<AgentOptions>, d: Catal
       let id = request.query.id;
       if (id === undefined) {
         const text = await request.text();
-        const parsed = z.strictObject({ id: z.string().min(1).max(200) }).safeParse(text ? safeJson(text) : undefined);
-        if (!parsed.success) throw errors.model_not_found({ id: '' }, { details: { reason: 'give the model id as ?id= or a JSON body {"id"}' } });
-        id = parsed.data.id;
+        // No ?id=: the id comes in a JSON body, validated like a route body (400 validation_failed).
+        id = validate(z.strictObject({ id: z.string().min(1).max(200) }), text ? safeJson(text) : undefined, 'request body', 'body').id;
       }
       const removed = await d.catalog.remove(request.tenant, id);
       if (!removed) throw errors.model_not_found({ id });

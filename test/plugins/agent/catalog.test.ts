@@ -105,6 +105,10 @@ describe('agent model catalogue', () => {
     const again = await t.call('DELETE', '/api/v1/models/catalog?id=openai/o3');
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('model_not_found');
+    const noId = await t.call('DELETE', '/api/v1/models/catalog');
+    expect(noId.status).toBe(400);
+    expect(noId.body.error.code).toBe('validation_failed');
+    expect(noId.body.error.details.issues[0].path).toBe('body');
   });
 });
 
