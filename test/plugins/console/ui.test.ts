@@ -340,4 +340,22 @@ describe.skipIf(!hasChromium)('control plane in Chromium', { timeout: 60_000 }, 
     // No script error and no CSP violation along the way (the wrong key's 401 is the one expected failure).
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
+
+  it('signs in with a user name and password an administrator set', async () => {
+    const created = await send(`${f.console}/hub/rbac/users`, {
+      headers: { 'x-api-key': f.adminKey! },
+      body: { name: 'olga', roles: ['admin'], password: 'console password one' },
+    });
+    expect(created.status).toBe(201);
+    await page.getByLabel('Sign in with').selectOption('password');
+    await page.getByLabel('User name').fill('olga');
+    await page.getByLabel('Password').fill('wrong password here');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'invalid' }).first().waitFor();
+    await page.getByLabel('Password').fill('console password one');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.url()).toBe(`${f.console}/fleet`);
+    await heading().filter({ hasText: 'Fleet' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });

@@ -1,23 +1,36 @@
 import { html, useState } from '../lib/preact.js';
 import { request, setCsrfToken } from '../lib/api.js';
-import { Button, ErrorBox, Input, Notice } from '../lib/components.js';
+import { Button, ErrorBox, Input, Notice, Select } from '../lib/components.js';
+
+const methods = [
+  { value: 'apiKey', label: 'API key' },
+  { value: 'password', label: 'User name and password' },
+];
 
 /**
- * Sign-in with an API key through rbac's cookie session (`POST /hub/session`): the key is sent once
- * and never stored by the page; the HttpOnly cookie and the CSRF token carry the session.
+ * Sign-in through rbac's cookie session (`POST /hub/session`), with an API key or with a user name
+ * and password: the credential is sent once and never stored by the page; the HttpOnly cookie and
+ * the CSRF token carry the session.
  */
 export function SignIn({ session, onSignedIn }) {
+  const [method, setMethod] = useState('apiKey');
   const [apiKey, setApiKey] = useState('');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [tenant, setTenant] = useState('');
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
+  const ready = method === 'apiKey' ? apiKey !== '' : username !== '' && password !== '';
   const submit = async (e) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const answer = await request(session.signIn, { method: 'POST', body: { apiKey } });
+      const body = method === 'apiKey' ? { apiKey } : { username, password, ...(tenant.trim() ? { tenant: tenant.trim() } : {}) };
+      const answer = await request(session.signIn, { method: 'POST', body });
       setCsrfToken(answer.session.csrfToken);
       setApiKey('');
+      setPassword('');
       await onSignedIn();
     } catch (err) {
       setError(err);
@@ -30,10 +43,35 @@ export function SignIn({ session, onSignedIn }) {
     ${
       session.signIn
         ? html`<form onSubmit=${submit} aria-describedby="sign-in-help">
-            <p id="sign-in-help">Sign in with an API key (<code>tsk_…</code>). The key is exchanged for a session cookie and not kept by this page.</p>
-            <${Input} label="API key" type="password" value=${apiKey} onInput=${setApiKey} autocomplete="off" required name="apiKey" />
+            <p id="sign-in-help">
+              Sign in with an API key (<code>tsk_…</code>) or with a user name and password an administrator set. The credential is exchanged for a session
+              cookie and not kept by this page.
+            </p>
+            <${Select} label="Sign in with" value=${method} onChange=${setMethod} options=${methods} name="method" />
+            ${
+              method === 'apiKey'
+                ? html`<${Input} label="API key" type="password" value=${apiKey} onInput=${setApiKey} autocomplete="off" required name="apiKey" />`
+                : html`<${Input} label="User name" value=${username} onInput=${setUsername} autocomplete="username" required name="username" />
+                    <${Input}
+                      label="Password"
+                      type="password"
+                      value=${password}
+                      onInput=${setPassword}
+                      autocomplete="current-password"
+                      required
+                      name="password"
+                    />
+                    <${Input}
+                      label="Tenant"
+                      hint="Leave empty for the deployment's default tenant."
+                      value=${tenant}
+                      onInput=${setTenant}
+                      autocomplete="organization"
+                      name="tenant"
+                    />`
+            }
             <${ErrorBox} error=${error} />
-            <${Button} kind="primary" type="submit" disabled=${busy || !apiKey}>${busy ? 'Signing in…' : 'Sign in'}<//>
+            <${Button} kind="primary" type="submit" disabled=${busy || !ready}>${busy ? 'Signing in…' : 'Sign in'}<//>
           </form>`
         : html`<${Notice} kind="error"
             >This listener enforces auth but does not serve sign-in: add the <code>rbac</code> plugin to the control plane's listener in the manifest.<//
