@@ -1,0 +1,60 @@
+import path from 'node:path';
+import type { PluginContext } from 'tessera/plugin';
+import type { ForgeClient } from './forge/client.js';
+import { GitHubForge } from './forge/github.js';
+import type { AgentOptions } from './options.js';
+import { Repositories } from './repos/repositories.js';
+import { registerRepoRoutes } from './repos/routes.js';
+import { Workspaces } from './repos/workspaces.js';
+
+/** Where workspaces live when the `workspaces.dir` option is absent: beside the data directory. */
+export function defaultWorkspacesDir(dataDir: string): string {
+  return path.join(path.dirname(dataDir), `${path.basename(dataDir)}-agent-workspaces`);
+}
+
+/** The forge client of the `forge` option, or `undefined`. */
+export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient; token?: string } | undefined {
+  const f = ctx.config.forge;
+  if (!f) return undefined;
+  const token = f.token ?? (f.tokenEnv ? process.env[f.tokenEnv] : undefined);
+  const client = new GitHubForge(f.baseUrl, token, async (url, init) => {
+    const res = await ctx.outbound.fetch(url, { ...init, trusted: true, maxBytes: 20_000_000 });
+    return { status: res.status, text: () => res.text() };
+  });
+  return { client, ...(token ? { token } : {}) };
+}
+
+/**
+ * Part 2 of the agent service: repositories in per-tenant-and-user workspaces, their syntax trees and
+ * knowledge graph, verified patches, sandboxed test runs, branches and pull requests on the forge.
+ */
+export function setupPart2(ctx: PluginContext<AgentOptions>): void {
+  const o = ctx.config;
+  const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
+  const forge = forgeOf(ctx);
+  const repos = new Repositories({
+    ...(o.reposRoot ? { reposRoot: path.resolve(o.reposRoot) } : {}),
+    ...(forge ? { forge: forge.client, ...(forge.token ? { forgeToken: forge.token } : {}) } : {}),
+    workspaces,
+    refreshMs: o.workspaces.refreshSeconds * 1000,
+  });
+  const sweep = () => {
+    const removed = workspaces.sweep();
+    if (removed.length) ctx.log.info({ removed: removed.length }, 'agent workspaces past their retention removed');
+  };
+  let timer: NodeJS.Timeout | undefined;
+  ctx.onStart(() => {
+    sweep();
+    timer = setInterval(sweep, Math.min(3_600_000, Math.max(60_000, o.workspaces.retentionHours * 360_000)));
+    timer.unref();
+  });
+  ctx.onStop(() => clearInterval(timer));
+  registerRepoRoutes(ctx, repos);
+}
+
+/** The permissions part 2's routes declare. */
+export const part2Permissions = [
+  { name: 'repos:read', description: 'List repository files and read the code knowledge graph.' },
+  { name: 'code:apply', description: 'Apply a verified diff, push its branch and open a pull request.' },
+  { name: 'playbooks:review', description: 'Review a pull request or a diff.' },
+];
