@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { PluginContext } from 'tessera/plugin';
+import { CodeGraphStore } from './code/graph-store.js';
+import { registerCodeRoutes } from './code/routes.js';
 import type { ForgeClient } from './forge/client.js';
 import { GitHubForge } from './forge/github.js';
 import type { AgentOptions } from './options.js';
@@ -50,6 +52,7 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
   });
   ctx.onStop(() => clearInterval(timer));
   registerRepoRoutes(ctx, repos);
+  registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
 }
 
 /** The permissions part 2's routes declare. */

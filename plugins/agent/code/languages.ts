@@ -82,7 +82,8 @@ export function loadGrammar(grammar: string): Promise<Language> {
 export async function parserFor(file: string): Promise<{ parser: Parser; language: LanguageInfo } | undefined> {
   const language = languageOf(file);
   if (!language?.grammar) return undefined;
+  const grammar = await loadGrammar(language.grammar);
   const parser = new Parser();
-  parser.setLanguage(await loadGrammar(language.grammar));
+  parser.setLanguage(grammar);
   return { parser, language };
 }
