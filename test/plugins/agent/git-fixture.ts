@@ -4,11 +4,16 @@ import path from 'node:path';
 import { tempDir } from '../../helpers/app.js';
 
 export function git(cwd: string, ...args: string[]): string {
+  return gitRaw(cwd, ...args).trim();
+}
+
+/** git's output as it is (a diff keeps its trailing blanks). */
+export function gitRaw(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' },
-  }).trim();
+  });
 }
 
 export interface Fixture {
