@@ -40,6 +40,8 @@ export const repoOptions = {
     .strictObject({
       /** `auto` takes bwrap, then unshare (as root), then a plain child process. @default "auto" */
       mode: z.enum(['auto', 'bwrap', 'unshare', 'process']).default('auto'),
+      /** Where ephemeral run copies are made; must be searchable by the sandbox uid. @default "<os tmpdir>/tessera-agent-sandbox" */
+      dir: z.string().min(1).optional(),
       /** Wall-clock limit of one test run. @default 120000 */
       timeoutMs: z.number().int().min(100).default(120_000),
       /** Writable data memory (RLIMIT_DATA) of every process. @default 1024 */
