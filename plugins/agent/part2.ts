@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { PluginContext } from 'tessera/plugin';
 import { CodeGraphStore } from './code/graph-store.js';
 import { registerCodeRoutes } from './code/routes.js';
+import { registerApplyRoute } from './patches/apply-route.js';
 import type { ForgeClient } from './forge/client.js';
 import { GitHubForge } from './forge/github.js';
 import type { AgentOptions } from './options.js';
@@ -53,6 +54,7 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
   ctx.onStop(() => clearInterval(timer));
   registerRepoRoutes(ctx, repos);
   registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
+  registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
 }
 
 /** The permissions part 2's routes declare. */
