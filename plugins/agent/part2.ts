@@ -3,6 +3,7 @@ import type { PluginContext } from 'tessera/plugin';
 import { CodeGraphStore } from './code/graph-store.js';
 import { registerCodeRoutes } from './code/routes.js';
 import { registerApplyRoute } from './patches/apply-route.js';
+import { registerReviewRoute } from './review/route.js';
 import type { ForgeClient } from './forge/client.js';
 import { GitHubForge } from './forge/github.js';
 import type { AgentOptions } from './options.js';
@@ -55,6 +56,7 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
   registerRepoRoutes(ctx, repos);
   registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
+  registerReviewRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
 }
 
 /** The permissions part 2's routes declare. */
