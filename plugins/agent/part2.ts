@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { PluginContext } from 'tessera/plugin';
 import { CodeGraphStore } from './code/graph-store.js';
@@ -10,10 +11,20 @@ import type { AgentOptions } from './options.js';
 import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
 import { Workspaces } from './repos/workspaces.js';
+import { hiddenPaths, Sandbox } from './sandbox/run.js';
 
 /** Where workspaces live when the `workspaces.dir` option is absent: beside the data directory. */
 export function defaultWorkspacesDir(dataDir: string): string {
   return path.join(path.dirname(dataDir), `${path.basename(dataDir)}-agent-workspaces`);
+}
+
+/** The sandbox of the `sandbox` option, hiding the service's data directory, key file and workspaces from test runs. */
+export function sandboxOf(ctx: PluginContext<AgentOptions>, workspacesDir: string): Sandbox {
+  const s = ctx.config.sandbox;
+  const dir = path.resolve(s.dir ?? path.join(os.tmpdir(), 'tessera-agent-sandbox'));
+  const keyFile = path.resolve(path.dirname(ctx.app.dataDir), ctx.config.keyFile ?? `${path.basename(ctx.app.dataDir)}-agent-secrets.key`);
+  const hide = hiddenPaths({ dataDir: ctx.app.dataDir, keyFile, workspaces: workspacesDir, sandbox: dir, extra: s.hidePaths });
+  return new Sandbox({ ...s, dir, hide });
 }
 
 /** The forge client of the `forge` option, or `undefined`. */
@@ -42,12 +53,14 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
     workspaces,
     refreshMs: o.workspaces.refreshSeconds * 1000,
   });
+  const sandbox = sandboxOf(ctx, workspaces.root);
   const sweep = () => {
     const removed = workspaces.sweep();
     if (removed.length) ctx.log.info({ removed: removed.length }, 'agent workspaces past their retention removed');
   };
   let timer: NodeJS.Timeout | undefined;
   ctx.onStart(() => {
+    ctx.log.info({ isolation: sandbox.isolation() }, 'agent test runs are sandboxed');
     sweep();
     timer = setInterval(sweep, Math.min(3_600_000, Math.max(60_000, o.workspaces.retentionHours * 360_000)));
     timer.unref();

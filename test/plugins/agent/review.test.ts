@@ -94,7 +94,7 @@ describe('POST /api/v1/playbooks/review-pr', () => {
       method: 'POST',
       body: JSON.stringify({ title: 'Shell', head: 'feature/shell', base: 'main', body: '' }),
     });
-    const pr = await res.json();
+    const pr = (await res.json()) as { number: number };
     const { status, body } = await t.call('POST', '/api/v1/playbooks/review-pr', { repo: 'acme/review', pullNumber: pr.number, post: true });
     expect(status).toBe(200);
     expect(body.files).toEqual(['calc/run.py']);
