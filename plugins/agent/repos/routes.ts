@@ -4,9 +4,10 @@ import type { AgentOptions } from '../options.js';
 import { listFiles } from './files.js';
 import { remoteCommit, type Checkout, type Repositories } from './repositories.js';
 
-/** The user a workspace belongs to: the authenticated principal, or `anonymous` on a listener with auth off. */
+/** The user a workspace belongs to: the principal's user (`userId`, as rbac keys carry), else the principal, else `anonymous` (auth off). */
 export function userOf(request: Pick<RouteRequest, 'principal'>): string {
-  return request.principal?.id ?? 'anonymous';
+  const p = request.principal as (RouteRequest['principal'] & { userId?: unknown }) | undefined;
+  return typeof p?.userId === 'string' ? p.userId : (p?.id ?? 'anonymous');
 }
 
 /** The commit of `branch` (default: the repository's default branch), or 422 `branch_not_found`. */
