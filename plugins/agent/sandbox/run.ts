@@ -88,6 +88,9 @@ export class Sandbox {
   }): Promise<TestRun> {
     const { cfg } = this;
     mkdirMode(cfg.dir, 0o711);
+    if (this.dropsUid && !reachableByOthers(cfg.dir)) {
+      throw new Error(`sandbox directory ${cfg.dir} is not reachable by uid ${cfg.uid}: every parent directory must be searchable by others (o+x)`);
+    }
     const userDir = path.join(cfg.dir, segment(o.tenant), segment(o.user));
     mkdirMode(path.dirname(userDir), 0o711);
     mkdirMode(userDir, 0o711);

@@ -212,3 +212,12 @@ describe('sandboxed test runs', () => {
     expect(r.output).toMatch(/fork|Resource temporarily unavailable|Cannot/i);
   });
 });
+
+describe('sandbox directory', () => {
+  it.skipIf(!isRoot())('refuses a sandbox directory the dropped uid cannot reach, saying why', async () => {
+    const hidden = path.join(tempDir('tessera-sbx-private-'), 'runs');
+    await expect(new Sandbox(config({ dir: hidden })).run({ tenant: 't', user: 'u', source: project({}), command: ['true'] })).rejects.toThrow(
+      /not reachable by uid 65534: every parent directory must be searchable by others/,
+    );
+  });
+});
