@@ -1,7 +1,6 @@
 import { reply, z, type PluginContext } from 'tessera/plugin';
 import { errors } from '../errors.js';
-import type { ForgeClient } from '../forge/client.js';
-import { ForgeError } from '../forge/client.js';
+import { ForgeError, type ForgeClient } from '../forge/client.js';
 import type { AgentOptions } from '../options.js';
 import type { Repositories } from '../repos/repositories.js';
 import { baseCommit, userOf } from '../repos/routes.js';

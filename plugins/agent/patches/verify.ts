@@ -73,9 +73,9 @@ export async function verifyPatch(diff: string, read: TreeReader): Promise<Verif
   for (const p of patches) {
     const strip =
       p.isGit === true ||
-      (/^a\//.test(p.oldFileName ?? '') && /^b\//.test(p.newFileName ?? '')) ||
-      (p.oldFileName === '/dev/null' && /^b\//.test(p.newFileName ?? '')) ||
-      (/^a\//.test(p.oldFileName ?? '') && p.newFileName === '/dev/null');
+      ((p.oldFileName ?? '').startsWith('a/') && (p.newFileName ?? '').startsWith('b/')) ||
+      (p.oldFileName === '/dev/null' && (p.newFileName ?? '').startsWith('b/')) ||
+      ((p.oldFileName ?? '').startsWith('a/') && p.newFileName === '/dev/null');
     const from = repoPath(p.oldFileName, strip);
     const to = repoPath(p.newFileName, strip);
     const label = 'path' in to && to.path ? to.path : 'path' in from && from.path ? from.path : (p.newFileName ?? p.oldFileName ?? null);
