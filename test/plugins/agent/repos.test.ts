@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultWorkspacesDir } from '../../../plugins/agent/part2.js';
 import { Workspaces, segment } from '../../../plugins/agent/repos/workspaces.js';
 import { tempDir } from '../../helpers/app.js';
+import { ForgeServer } from './forge-server.js';
 import { makeRepo, pythonProject, type Fixture } from './git-fixture.js';
 import { startAgent, type AgentApp } from './support.js';
 
@@ -73,5 +74,29 @@ describe('agent repositories', () => {
     const dirs = new Set([ws.open('a', 'u', 'acme/w'), ws.open('b', 'u', 'acme/w'), ws.open('a', 'v', 'acme/w'), ws.open('a/..', 'u', 'acme/w')]);
     expect(dirs.size).toBe(4);
     for (const d of dirs) expect(d.startsWith(ws.root + path.sep)).toBe(true);
+  });
+});
+
+describe('agent repositories from the forge', () => {
+  let t: AgentApp;
+  let forge: ForgeServer;
+  beforeAll(async () => {
+    const fx = makeRepo('acme', 'remote', pythonProject);
+    forge = await new ForgeServer('ghp_clone_token').start();
+    forge.addRepo('acme/remote', fx.bare);
+    t = await startAgent({ baseUrl: 'http://127.0.0.1:9/api/v1', forge: { baseUrl: forge.url, token: 'ghp_clone_token' } });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await forge.stop();
+  });
+
+  it("clones a repository that is not under reposRoot from the forge's clone_url, and 422s one the forge does not have", async () => {
+    const { status, body } = await t.call('GET', '/api/v1/repos/acme%2Fremote/files');
+    expect(status).toBe(200);
+    expect(body.files.map((f: { path: string }) => f.path)).toEqual(Object.keys(pythonProject).sort());
+    expect(forge.requests[0]).toMatchObject({ method: 'GET', path: '/repos/acme/remote', auth: 'Bearer ghp_clone_token' });
+    const missing = await t.call('GET', '/api/v1/repos/acme%2Fabsent/files');
+    expect([missing.status, missing.body.error.code]).toEqual([422, 'repository_unknown']);
   });
 });
