@@ -1,4 +1,5 @@
 import { defineErrors } from 'tessera/plugin';
+import { part2Errors } from './repos/error-table.js';
 
 /** Every error the agent plugin raises (docs/errors.md is generated from this table). */
 export const errors = defineErrors({
@@ -58,4 +59,5 @@ export const errors = defineErrors({
     message: 'Dead-letter record "{id}" is already being replayed by job "{jobId}".',
     when: 'A replay of the record is still queued or running.',
   },
+  ...part2Errors,
 });

@@ -21,6 +21,7 @@ import { ProviderConfig, syncIntervals } from './provider-config.js';
 import { ProviderHttp } from './provider-http.js';
 import { SecretBox } from './secret-box.js';
 import { registerTelemetryRoutes } from './telemetry-routes.js';
+import { part2Permissions, setupPart2 } from './part2.js';
 
 /**
  * The code-remediation agent service (seed 002, listener 8000), part 1: the model catalogue in ten
@@ -38,6 +39,7 @@ export default definePlugin({
     { name: 'agent:telemetry', description: 'Read the agent telemetry: events, dead-letter queue, circuit breakers, cache statistics.' },
     { name: 'models:manage', description: 'Add and remove custom models, sync the catalogue, set the provider key, sync interval and token budget.' },
     { name: 'cache:manage', description: 'Flush the semantic cache.' },
+    ...part2Permissions,
   ],
   errors,
   async setup(ctx) {
@@ -116,5 +118,6 @@ export default definePlugin({
     registerToolRoutes(ctx, { docs: new DocSearch(ctx.store, search, ctx.outbound, ctx.config.searxngUrl) });
     ctx.onStop(deadLetters.listen());
     ctx.onStop(() => cache.drain());
+    setupPart2(ctx);
   },
 });

@@ -1,4 +1,5 @@
 import { z } from 'tessera/plugin';
+import { repoOptions } from './repos/options.js';
 
 const breakerOptions = z
   .strictObject({
@@ -47,6 +48,7 @@ export const agentOptionsSchema = z.strictObject({
       similarityThreshold: z.number().min(0).max(1).default(0.95),
     })
     .prefault({}),
+  ...repoOptions,
 });
 
 export type AgentOptions = z.output<typeof agentOptionsSchema>;
