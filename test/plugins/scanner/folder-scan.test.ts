@@ -167,6 +167,8 @@ describe('folder scan', () => {
     unlinkSync(path.join(dir, 'start.txt'));
     await waitFor(async () => (await searchIds(t, 'watched', 'orca')).length === 0, 'deleted file removed');
 
+    // The index shows a change before the scan's counters are saved: wait for the counters too.
+    await waitFor(async () => (await getScan(t, id)).counts.deleted === 2, 'counts saved');
     const watching = await getScan(t, id);
     expect(watching.state).toBe('watching');
     expect(watching.counts).toMatchObject({ created: 3, modified: 1, deleted: 2 });
