@@ -258,15 +258,17 @@ describe('schedules across a restart', () => {
     const dataDir = tempDir('tessera-crawler-restart-');
     let app = await startCrawler({ allowPrivateAddresses: true }, { dataDir });
     try {
-      const once = await createSchedule(app, { name: 'once', interval: '3s', catchUp: 'once', config: { seeds: [site.url('/')], ...fast } });
-      const skip = await createSchedule(app, { name: 'skip', interval: '3s', catchUp: 'skip', config: { seeds: [site.url('/')], ...fast } });
+      const once = await createSchedule(app, { name: 'once', interval: '10s', catchUp: 'once', config: { seeds: [site.url('/')], ...fast } });
+      const skip = await createSchedule(app, { name: 'skip', interval: '10s', catchUp: 'skip', config: { seeds: [site.url('/')], ...fast } });
       const manual = await createSchedule(app, { name: 'slow', cron: '0 0 1 1 *', config: { seeds: [site.url('/slow/')], ...fast } });
       const created = (await call('GET', `${app.crawler}/v1/schedules/${skip}`)).body.schedule;
       const interrupted = await runNow(app, manual);
       await waitForJob(app, interrupted, (j) => j.counts.fetched >= 1);
-      // Stopped while the slow crawl runs and before either interval schedule first fires.
+      // Stopped while the slow crawl runs and before either interval schedule first fires (10 s
+      // leaves room for a loaded machine to get this far).
       await app.stop();
-      const firstTick = Date.parse(created.createdAt) + 3000;
+      expect(Date.now()).toBeLessThan(Date.parse(created.createdAt) + 10_000);
+      const firstTick = Date.parse(created.createdAt) + 10_000;
       await new Promise((r) => setTimeout(r, Math.max(0, firstTick - Date.now() + 300)));
 
       app = await startCrawler({ allowPrivateAddresses: true }, { dataDir });
@@ -274,7 +276,7 @@ describe('schedules across a restart', () => {
       expect(schedules.map((s: any) => s.id).sort()).toEqual([once, skip, manual].sort());
       const skipped = schedules.find((s: any) => s.id === skip);
       // Skipped: straight to the next tick on the grid, no run.
-      expect(skipped.nextRunAt).toBe(new Date(Date.parse(created.createdAt) + 6000).toISOString());
+      expect(skipped.nextRunAt).toBe(new Date(Date.parse(created.createdAt) + 20_000).toISOString());
       expect((await call('GET', `${app.crawler}/v1/jobs?schedule=${skip}`)).body.jobs).toEqual([]);
       // Once: the missed tick runs at start.
       const caughtUp = (await call('GET', `${app.crawler}/v1/jobs?schedule=${once}`)).body.jobs;
@@ -294,5 +296,5 @@ describe('schedules across a restart', () => {
       await app.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 90_000);
 });
