@@ -18,7 +18,7 @@ export function GraphDrawing({ entity, neighbours, triples }) {
   const n = Math.max(neighbours.length, 1);
   const at = new Map([[entity.id, { x: centre, y: centre }]]);
   neighbours.forEach((e, i) => {
-    const angle = -Math.PI / 2 + (2 * Math.PI * i) / n;
+    const angle = -Math.PI / 2 + Math.PI / n + (2 * Math.PI * i) / n;
     at.set(e.id, { x: centre + radius * Math.cos(angle), y: centre + radius * Math.sin(angle) });
   });
   const edges = triples.filter((t) => at.has(t.subject) && at.has(t.object) && t.subject !== t.object);
