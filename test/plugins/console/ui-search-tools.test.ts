@@ -167,7 +167,7 @@ describe.skipIf(!hasChromium)('control plane search tools in Chromium', { timeou
     // A destructive plan waits for the confirmation; the index changes behind it: 409 plan_stale.
     await page.getByLabel('Configuration spec (JSON)').fill(spec({ title, body: { type: 'text' }, pages: { type: 'number' } }, { defaultOperator: 'AND' }));
     await page.getByRole('button', { name: 'Plan', exact: true }).click();
-    await page.getByText('1 steps, 1 destructive.').waitFor();
+    await page.getByText('1 step, 1 destructive.').waitFor();
     await steps.first().getByText('destructive', { exact: true }).waitFor();
     const apply = page.getByRole('button', { name: 'Apply this plan' });
     expect(await apply.isDisabled()).toBe(true);
@@ -181,6 +181,13 @@ describe.skipIf(!hasChromium)('control plane search tools in Chromium', { timeou
     expect((await api('/v1/indexes/books')).body.index.mappings.genre).toEqual({ type: 'keyword', index: true });
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, '24-config-plan-stale');
+    // Planning again shows the change made behind the plan's back.
+    await stale.getByRole('button', { name: 'Plan again' }).click();
+    await page.getByText('2 steps, 1 destructive.').waitFor();
+    expect(await steps.evaluateAll((l) => l.map((e) => e.getAttribute('data-action')))).toEqual(['update_setting', 'remove_field']);
+    expect(await steps.first().innerText()).toContain('"OR" → "AND"');
+    expect(await page.getByRole('alert').filter({ hasText: 'plan_stale' }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     // Nothing failed in the page but the 409 it was meant to show.
     expect(problems.filter((p) => !p.includes('status of 409'))).toEqual([]);
   });

@@ -47,10 +47,13 @@ function Step({ step }) {
   </li>`;
 }
 
-function StaleNotice({ error }) {
+const steps = (n) => n + (n === 1 ? ' step' : ' steps');
+
+function StaleNotice({ error, onPlanAgain }) {
   return html`<div class="alert alert-error" role="alert">
     <strong>plan_stale</strong> The indexes changed since this plan was made, so nothing was applied. Plan again to see what would change now.
     ${error.details && error.details.current ? html`<p class="muted">Hash now: <code>${error.details.current}</code></p>` : null}
+    <${Button} onClick=${onPlanAgain}>Plan again<//>
   </div>`;
 }
 
@@ -64,7 +67,7 @@ export default function ConfigPlan() {
   const [busy, setBusy] = useState(false);
   const destructive = plan ? plan.plan.filter((s) => (s.details && s.details.destructive === true) || s.action === 'delete_index') : [];
   const makePlan = async (e) => {
-    e.preventDefault();
+    if (e) e.preventDefault();
     setError(null);
     setApplied(null);
     setPlan(null);
@@ -122,8 +125,8 @@ export default function ConfigPlan() {
       </div>
       <${Button} kind="primary" type="submit" disabled=${busy}>Plan<//>
     </form>
-    ${error && error.code === 'plan_stale' ? html`<${StaleNotice} error=${error} />` : html`<${ErrorBox} error=${error} />`}
-    ${applied ? html`<${Notice} kind="success">Applied ${applied.applied.length} steps; ${applied.documentsLost} documents lost.<//>` : null}
+    ${error && error.code === 'plan_stale' ? html`<${StaleNotice} error=${error} onPlanAgain=${() => makePlan()} />` : html`<${ErrorBox} error=${error} />`}
+    ${applied ? html`<${Notice} kind="success">Applied ${steps(applied.applied.length)}; ${applied.documentsLost} documents lost.<//>` : null}
     ${
       plan
         ? html`<section class="panel" aria-labelledby="plan-title">
@@ -132,7 +135,7 @@ export default function ConfigPlan() {
             ${
               plan.plan.length === 0
                 ? html`<p role="status">No changes: the indexes already match the spec.</p>`
-                : html`<p role="status">${plan.plan.length} steps${destructive.length ? ', ' + destructive.length + ' destructive' : ''}.</p>
+                : html`<p role="status">${steps(plan.plan.length)}${destructive.length ? ', ' + destructive.length + ' destructive' : ''}.</p>
                     <ol class="plan">
                       ${plan.plan.map((s) => html`<${Step} key=${s.action + s.target} step=${s} />`)}
                     </ol>
