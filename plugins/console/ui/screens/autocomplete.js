@@ -108,7 +108,9 @@ export default function AutocompletePreview() {
     <${ErrorBox} error=${indexes.error || error} />
     ${
       answer
-        ? html`<p role="status" aria-live="polite">${answer.suggestions.length} suggestions for <q>${answer.query}</q></p>
+        ? html`<p role="status" aria-live="polite">
+              ${answer.suggestions.length} ${answer.suggestions.length === 1 ? 'suggestion' : 'suggestions'} for <q>${answer.query}</q>
+            </p>
             <${SuggestionGroups} suggestions=${answer.suggestions} />`
         : null
     }
