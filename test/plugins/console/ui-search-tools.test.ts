@@ -92,6 +92,37 @@ describe.skipIf(!hasChromium)('control plane search tools in Chromium', { timeou
     expect(await page.getByRole('region', { name: 'Entities' }).count()).toBe(0);
   });
 
+  it('drops an answer that arrives after the answer to newer text', async () => {
+    const input = page.getByLabel('Type to see suggestions');
+    await input.fill('');
+    // The first request is held in the browser until a newer one has been answered.
+    let seen!: () => void;
+    const intercepted = new Promise<void>((resolve) => (seen = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    await page.route('**/autocomplete', async (route) => {
+      if (first) {
+        first = false;
+        seen();
+        await held;
+      }
+      await route.continue();
+    });
+    await input.fill('pequ');
+    await intercepted;
+    await input.fill('capt');
+    const status = page.getByRole('status').filter({ hasText: /suggestions? for/ });
+    await status.filter({ hasText: 'capt' }).waitFor();
+    const late = page.waitForResponse((r) => r.url().endsWith('/autocomplete') && (r.request().postData() ?? '').includes('pequ'));
+    release();
+    expect((await late).status()).toBe(200);
+    await page.evaluate('new Promise((r) => setTimeout(r, 100))');
+    expect(await status.innerText()).toContain('capt');
+    expect(await page.getByRole('region', { name: 'Entities' }).locator('tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^Captain Ahab\t/)]);
+    await page.unroute('**/autocomplete');
+  });
+
   it.skipIf(noImageMagick !== '')('reads an image: OCR text with its confidence, colour swatches, motifs and tags', async () => {
     const file = path.join(artifacts, 'invoice.png');
     writeFileSync(file, renderText('INVOICE 4521 TOTAL', { size: 48, fill: 'black', background: 'white' }));
