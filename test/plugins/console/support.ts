@@ -19,15 +19,16 @@ export interface Fleet {
 
 /**
  * The default manifest's fleet on ports chosen by the OS: search, control (console, and rbac for
- * sign-in when auth is on), crawler and scanner, each on its own listener.
+ * sign-in when auth is on), crawler and scanner, each on its own listener; `graph` adds the
+ * knowledge graph to the search listener, as the default manifest does.
  */
-export async function startFleet(options: { auth?: boolean; extraListener?: Record<string, unknown> } = {}): Promise<Fleet> {
+export async function startFleet(options: { auth?: boolean; graph?: boolean; extraListener?: Record<string, unknown> } = {}): Promise<Fleet> {
   const root = tempDir('tessera-console-root-');
   mkdirSync(path.join(root, 'docs'));
   const auth = options.auth ?? false;
   const t = await createTestApp({
     listeners: [
-      { name: 'search', port: 0, plugins: ['search'] },
+      { name: 'search', port: 0, plugins: options.graph ? ['search', 'graph'] : ['search'] },
       { name: 'control', port: 0, plugins: auth ? ['console', 'rbac'] : ['console'] },
       { name: 'crawler', port: 0, plugins: ['crawler'] },
       { name: 'scanner', port: 0, plugins: ['scanner'] },
@@ -39,6 +40,7 @@ export async function startFleet(options: { auth?: boolean; extraListener?: Reco
       crawler: { options: { allowPrivateAddresses: true } },
       scanner: { options: { roots: [root] } },
       ...(auth ? { rbac: {} } : {}),
+      ...(options.graph ? { graph: {} } : {}),
     },
     ...(auth ? { auth: { provider: 'rbac' } } : {}),
   });

@@ -1,7 +1,7 @@
 import { html, useState } from '../lib/preact.js';
 import { getCsrfToken, request, urlFor } from '../lib/api.js';
 import { Button, ErrorBox, Input, Json, Loading, Notice, Page, Table, useResource } from '../lib/components.js';
-import { Link } from '../lib/router.js';
+import { Link, useLocation } from '../lib/router.js';
 import { IngestPanel } from './ingest-panel.js';
 
 const pageSize = 20;
@@ -50,7 +50,8 @@ export default function Documents({ params }) {
   const index = params.name;
   const [from, setFrom] = useState(0);
   const [q, setQ] = useState('');
-  const [selected, setSelected] = useState(null);
+  // `?id=` opens one document (the knowledge graph links its related documents here).
+  const [selected, setSelected] = useState(useLocation().query.get('id'));
   const [message, setMessage] = useState(null);
   const info = useResource(() => request(urlFor('search', '/v1/indexes/' + encodeURIComponent(index))), [index]);
   const list = useResource(
