@@ -8,12 +8,12 @@ export default defineConfig({
     // In-process tests load fixture plugins that import the package by name: give them the source
     // modules, so plugin and runtime share one copy (as they do in an installed deployment).
     alias: [
-      { find: /^tessera\/plugin$/, replacement: here('./runtime/plugin.ts') },
-      { find: /^tessera\/kernels$/, replacement: here('./kernels/src/index.ts') },
-      { find: /^tessera\/testing$/, replacement: here('./runtime/testing/index.ts') },
-      { find: /^tessera\/workflow$/, replacement: here('./plugins/workflow/dsl.ts') },
-      { find: /^tessera\/plugins\/([a-z0-9-]+)$/, replacement: here('./plugins/$1/index.ts') },
-      { find: /^tessera$/, replacement: here('./runtime/index.ts') },
+      { find: /^tessera-runtime\/plugin$/, replacement: here('./runtime/plugin.ts') },
+      { find: /^tessera-runtime\/kernels$/, replacement: here('./kernels/src/index.ts') },
+      { find: /^tessera-runtime\/testing$/, replacement: here('./runtime/testing/index.ts') },
+      { find: /^tessera-runtime\/workflow$/, replacement: here('./plugins/workflow/dsl.ts') },
+      { find: /^tessera-runtime\/plugins\/([a-z0-9-]+)$/, replacement: here('./plugins/$1/index.ts') },
+      { find: /^tessera-runtime$/, replacement: here('./runtime/index.ts') },
     ],
   },
   test: {

@@ -26,7 +26,7 @@ import { runtimeVersion } from './version.js';
 
 export interface AppOptions {
   logger?: Logger;
-  /** Plugin definitions handed over in code instead of imported (tessera/testing), by manifest key. */
+  /** Plugin definitions handed over in code instead of imported (tessera-runtime/testing), by manifest key. */
   plugins?: ReadonlyMap<string, ProvidedPlugin>;
 }
 
@@ -475,7 +475,7 @@ export class App {
 
   /**
    * Run start hooks in dependency order, then bind every listener. With `listen: false` nothing is
-   * bound: requests reach the listeners through `HttpListener.fetch` only (tessera/testing).
+   * bound: requests reach the listeners through `HttpListener.fetch` only (tessera-runtime/testing).
    */
   async start(options: { listen?: boolean } = {}): Promise<void> {
     if (this.state !== 'created') throw new Error(`Cannot start an app that is ${this.state}`);

@@ -1,4 +1,4 @@
-/** The runtime API, exported as `tessera`: start a deployment from a manifest, in code or from a file. */
+/** The runtime API, exported as `tessera-runtime`: start a deployment from a manifest, in code or from a file. */
 export { App, startApp, type AppOptions } from './app.js';
 export { loadManifest, parseManifest, resolveManifest, ManifestError, type ResolvedManifest, type ResolvedListener } from './manifest.js';
 export { manifestSchema, defaultLimits, defaultThrottle, type ManifestInput } from './manifest-schema.js';

@@ -122,7 +122,7 @@ export class HttpListener {
 
   /**
    * Serve one request through this listener's whole pipeline (host check, auth, throttle,
-   * validation, error body, metrics, log line) without a socket: tessera/testing's `fetch`. A
+   * validation, error body, metrics, log line) without a socket: tessera-runtime/testing's `fetch`. A
    * request gets the headers an HTTP client would send (Host, and Content-Length for a body, which
    * is read whole first), and its client address is loopback unless `ip` is set on it.
    */

@@ -47,7 +47,7 @@ export function builtinPluginFile(name: string): string | undefined {
   return findIndex(path.join(builtinRoot, name));
 }
 
-/** A plugin definition handed over in code (tessera/testing), with where it came from for messages. */
+/** A plugin definition handed over in code (tessera-runtime/testing), with where it came from for messages. */
 export interface ProvidedPlugin {
   definition: unknown;
   source: string;
@@ -199,7 +199,7 @@ function checkDefinition(key: string, file: string, exported: unknown): PluginDe
     if (typeof definition.version !== 'string' || !semver.valid(definition.version)) problems.push('"version" must be a semver version such as "1.0.0"');
     if (typeof definition.setup !== 'function') problems.push('"setup" must be a function');
     if (definition.options !== undefined && typeof (definition.options as { safeParse?: unknown }).safeParse !== 'function') {
-      problems.push('"options" must be a zod schema (z from tessera/plugin)');
+      problems.push('"options" must be a zod schema (z from tessera-runtime/plugin)');
     }
     if (definition.permissions !== undefined) {
       if (!Array.isArray(definition.permissions)) problems.push('"permissions" must be an array of {name, description}');
@@ -213,7 +213,8 @@ function checkDefinition(key: string, file: string, exported: unknown): PluginDe
         }
       }
     }
-    if (definition.errors !== undefined && !isErrorTable(definition.errors)) problems.push('"errors" must be made with defineErrors() from tessera/plugin');
+    if (definition.errors !== undefined && !isErrorTable(definition.errors))
+      problems.push('"errors" must be made with defineErrors() from tessera-runtime/plugin');
     if (definition.dependsOn !== undefined) {
       if (!Array.isArray(definition.dependsOn)) problems.push('"dependsOn" must be an array');
       else {

@@ -1,7 +1,7 @@
 /**
- * Everything a plugin author needs, exported as `tessera/plugin`.
+ * Everything a plugin author needs, exported as `tessera-runtime/plugin`.
  *
- *   import { definePlugin, z } from 'tessera/plugin';
+ *   import { definePlugin, z } from 'tessera-runtime/plugin';
  *   export default definePlugin({ name: 'hello', version: '1.0.0', setup(ctx) { ... } });
  */
 // tsyringe needs the Reflect polyfill before it loads; importing it here makes this entry self-sufficient.

@@ -13,7 +13,7 @@ function readPackage(): { name: string; version: string } {
       // try the next location
     }
   }
-  return { name: 'tessera', version: '0.0.0' };
+  return { name: 'tessera-runtime', version: '0.0.0' };
 }
 
 const runtimePackage = readPackage();

@@ -27,7 +27,7 @@ export async function errorSources(): Promise<ErrorSource[]> {
   const sources: ErrorSource[] = [
     { title: 'HTTP (every listener)', codes: httpErrorCodes },
     { title: 'Start-up (the CLI exits 1)', codes: startupErrorCodes },
-    { title: 'Kernels (raised by `tessera/kernels`; plugins map them to their own answers)', codes: kernelErrorCodes },
+    { title: 'Kernels (raised by `tessera-runtime/kernels`; plugins map them to their own answers)', codes: kernelErrorCodes },
   ];
   for (const name of builtinPluginNames()) {
     const mod = (await import(pathToFileURL(builtinPluginFile(name)!).href)) as { default: PluginDefinition };

@@ -34,7 +34,7 @@ async function graphBench() {
   const env = open({ path: path.join(dir, 'db'), compression: false });
   const store = { db: (name: string) => env.openDB({ name }) } as unknown as ConstructorParameters<typeof CodeGraphStore>[0];
   const graphs = new CodeGraphStore(store);
-  const c = checkout(repo, 'tessera/self');
+  const c = checkout(repo, 'tessera-runtime/self');
   let t = performance.now();
   const cold = await graphs.update('bench', c, head);
   const coldMs = performance.now() - t;
@@ -52,7 +52,7 @@ async function graphBench() {
   const files = env.openDB({ name: 'code-files' });
   const one: number[] = [];
   for (let i = 0; i < 3; i++) {
-    const key = ['bench', 'tessera/self', 'plugins/agent/code/extract.ts'];
+    const key = ['bench', 'tessera-runtime/self', 'plugins/agent/code/extract.ts'];
     await files.remove(key);
     t = performance.now();
     const g = await graphs.update('bench', c, head);

@@ -10,7 +10,7 @@ export function projectRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tessera') return dir;
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tessera-runtime') return dir;
     const up = dirname(dir);
     if (up === dir) throw new Error(`bench/search: no Tessera package.json above ${fileURLToPath(import.meta.url)}`);
     dir = up;

@@ -1,4 +1,4 @@
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 
 export const engagementModes = ['minimal', 'balanced', 'thorough'] as const;
 export type EngagementMode = (typeof engagementModes)[number];

@@ -1,4 +1,4 @@
-import { reply, validate, z, type JobRecord, type PluginContext } from 'tessera/plugin';
+import { reply, validate, z, type JobRecord, type PluginContext } from 'tessera-runtime/plugin';
 import type { Catalog } from './catalog.js';
 import { errors } from './errors.js';
 import type { AgentOptions } from './options.js';

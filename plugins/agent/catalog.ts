@@ -1,4 +1,4 @@
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import { errors } from './errors.js';
 import { providerOf, seedModels, type CatalogModel } from './seed-models.js';
 import { tierInfo, tiers } from './tiers.js';

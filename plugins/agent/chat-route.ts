@@ -1,4 +1,4 @@
-import { sse, z, type PluginContext, type ServerSentEvent } from 'tessera/plugin';
+import { sse, z, type PluginContext, type ServerSentEvent } from 'tessera-runtime/plugin';
 import type { Budgets } from './budget.js';
 import { type AttemptRecord, type CallSummary, type Gateway } from './gateway.js';
 import type { ChatRequest, ChatResult } from './llm-provider.js';

@@ -7,7 +7,7 @@ import {
   type LoggedEvent,
   type PluginJobs,
   type StoreNamespace,
-} from 'tessera/plugin';
+} from 'tessera-runtime/plugin';
 import { errors } from './errors.js';
 import { redact, redactValue } from './redact.js';
 

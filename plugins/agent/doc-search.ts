@@ -1,4 +1,4 @@
-import type { OutboundClient, StoreNamespace } from 'tessera/plugin';
+import type { OutboundClient, StoreNamespace } from 'tessera-runtime/plugin';
 import type { SearchService } from '../search/index.js';
 import { errors } from './errors.js';
 

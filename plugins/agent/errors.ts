@@ -1,4 +1,4 @@
-import { defineErrors } from 'tessera/plugin';
+import { defineErrors } from 'tessera-runtime/plugin';
 import { part2Errors } from './repos/error-table.js';
 
 /** Every error the agent plugin raises (docs/errors.md is generated from this table). */

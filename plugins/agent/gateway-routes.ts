@@ -1,4 +1,4 @@
-import { reply, z, type PluginContext } from 'tessera/plugin';
+import { reply, z, type PluginContext } from 'tessera-runtime/plugin';
 import { engagementLimits, engagementModes, maxOutputTokensCeiling, type Budgets } from './budget.js';
 import type { AgentOptions } from './options.js';
 import type { SemanticCache } from './semantic-cache.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sortableId, type EventLog } from 'tessera/plugin';
+import { sortableId, type EventLog } from 'tessera-runtime/plugin';
 import { engagementLimits, type Budgets } from './budget.js';
 import type { CacheKey, SemanticCacheLike } from './cache-port.js';
 import type { Catalog } from './catalog.js';

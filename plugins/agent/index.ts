@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { definePlugin, type JobRecord } from 'tessera/plugin';
+import { definePlugin, type JobRecord } from 'tessera-runtime/plugin';
 import { SEARCH_SERVICE } from '../search/index.js';
 import { Budgets } from './budget.js';
 import { registerChatRoute } from './chat-route.js';

@@ -1,4 +1,4 @@
-import type { PluginContext } from 'tessera/plugin';
+import type { PluginContext } from 'tessera-runtime/plugin';
 import type { Circuits } from './circuits.js';
 import type { DeadLetters } from './dead-letters.js';
 

@@ -1,4 +1,4 @@
-import { isTesseraError, type OutboundResponse } from 'tessera/plugin';
+import { isTesseraError, type OutboundResponse } from 'tessera-runtime/plugin';
 import {
   ProviderFailure,
   type CallOptions,

@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 import { repoOptions } from './repos/options.js';
 
 const breakerOptions = z

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { PluginContext } from 'tessera/plugin';
+import type { PluginContext } from 'tessera-runtime/plugin';
 import { CodeGraphStore } from './code/graph-store.js';
 import { registerCodeRoutes } from './code/routes.js';
 import { registerApplyRoute } from './patches/apply-route.js';

@@ -1,4 +1,4 @@
-import { z, type EventLog, type StoreNamespace } from 'tessera/plugin';
+import { z, type EventLog, type StoreNamespace } from 'tessera-runtime/plugin';
 import type { Catalog } from './catalog.js';
 import type { Circuits } from './circuits.js';
 import { errors } from './errors.js';

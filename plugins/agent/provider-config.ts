@@ -1,4 +1,4 @@
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import type { SecretBox } from './secret-box.js';
 
 export const syncIntervals = { hourly: '1h', '6h': '6h', daily: '1d', weekly: '7d' } as const;

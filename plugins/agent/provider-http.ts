@@ -1,4 +1,4 @@
-import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera/plugin';
+import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera-runtime/plugin';
 import type { ProviderConfig } from './provider-config.js';
 
 export interface ProviderHttpOptions {

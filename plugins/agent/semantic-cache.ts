@@ -1,4 +1,4 @@
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import type { SearchService } from '../search/index.js';
 import type { CachedAnswer, CacheKey, SemanticCacheLike } from './cache-port.js';
 import type { ChatResult } from './llm-provider.js';

@@ -1,4 +1,4 @@
-import { eventStreamResponse, reply, z, type PluginContext } from 'tessera/plugin';
+import { eventStreamResponse, reply, z, type PluginContext } from 'tessera-runtime/plugin';
 import type { Circuits } from './circuits.js';
 import type { DeadLetters } from './dead-letters.js';
 import { toOpenMetrics } from './openmetrics.js';

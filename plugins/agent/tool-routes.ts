@@ -1,4 +1,4 @@
-import { z, type PluginContext } from 'tessera/plugin';
+import { z, type PluginContext } from 'tessera-runtime/plugin';
 import type { DocSearch } from './doc-search.js';
 import type { AgentOptions } from './options.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin, NotFoundError } from 'tessera/plugin';
+import { definePlugin, NotFoundError } from 'tessera-runtime/plugin';
 import { canSeeIndex, SEARCH_SERVICE } from '../search/index.js';
 import { BulkResult } from './bulk-result.js';
 import { BulkWriter } from './bulk-writer.js';

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { firstInvalidUtf8, InputError } from 'tessera/plugin';
+import { firstInvalidUtf8, InputError } from 'tessera-runtime/plugin';
 
 export interface Line {
   /** 1-based, as editors and error messages count. */

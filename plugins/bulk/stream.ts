@@ -1,4 +1,4 @@
-import { TesseraError, type RouteRequest } from 'tessera/plugin';
+import { TesseraError, type RouteRequest } from 'tessera-runtime/plugin';
 import type { BulkResult } from './bulk-result.js';
 import type { BulkWriter } from './bulk-writer.js';
 import { lines, LineTooLongError, type Line } from './lines.js';

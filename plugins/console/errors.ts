@@ -1,4 +1,4 @@
-import { defineErrors } from 'tessera/plugin';
+import { defineErrors } from 'tessera-runtime/plugin';
 
 /** Every error the control plane raises (docs/errors.md is generated from this table). */
 export const errors = defineErrors({

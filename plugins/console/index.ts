@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { definePlugin, type HttpMethod } from 'tessera/plugin';
+import { definePlugin, type HttpMethod } from 'tessera-runtime/plugin';
 import { SEARCH_SERVICE } from '../search/index.js';
 import { consoleHeaders } from './csp.js';
 import { errors } from './errors.js';

@@ -1,4 +1,4 @@
-import { mediaType, NotFoundError, type PluginContext, type RouteRequest } from 'tessera/plugin';
+import { mediaType, NotFoundError, type PluginContext, type RouteRequest } from 'tessera-runtime/plugin';
 import { LineTooLongError } from '../bulk/index.js';
 import { canSeeIndex, type SearchService } from '../search/index.js';
 import { errors } from './errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 export const consoleOptions = z.strictObject({
   /** Documents written per batch by `POST /v1/ingest/{index}` (one segment each). @default 500 */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { getRequestIP } from 'h3';
-import type { PluginContext, RouteRequest } from 'tessera/plugin';
+import type { PluginContext, RouteRequest } from 'tessera-runtime/plugin';
 import { errors } from './errors.js';
 
 /** Where the fleet proxy is mounted: `/api/fleet/{listener}/{path of that listener}`. */

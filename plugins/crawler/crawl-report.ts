@@ -1,4 +1,4 @@
-import { isTesseraError } from 'tessera/plugin';
+import { isTesseraError } from 'tessera-runtime/plugin';
 
 /** The numbers a crawl job shows. */
 export interface CrawlCounts {

@@ -1,4 +1,4 @@
-import { isTesseraError, type JobContext, type Logger, type OutboundClient } from 'tessera/plugin';
+import { isTesseraError, type JobContext, type Logger, type OutboundClient } from 'tessera-runtime/plugin';
 import { HttpSink, InProcessSink, type IndexSink, type SearchService } from './sinks.js';
 import { Crawl } from './crawl.js';
 import type { CrawlSummary } from './crawl-report.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
-import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera/plugin';
+import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera-runtime/plugin';
 import type { CrawlConfig } from './crawl-config.js';
 import { classify, CrawlReport, type CrawlSnapshot, type CrawlSummary } from './crawl-report.js';
 import { decode, documentId, kindOf } from './crawled-page.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mediaType } from 'tessera/plugin';
+import { mediaType } from 'tessera-runtime/plugin';
 import type { ContentKind } from './crawl-config.js';
 
 /** The document fields a crawl writes (`autoIndex`). */

@@ -1,4 +1,4 @@
-import { definePlugin } from 'tessera/plugin';
+import { definePlugin } from 'tessera-runtime/plugin';
 import { SEARCH_SERVICE } from '../search/index.js';
 import type { CrawlInput } from './crawl-config.js';
 import { CrawlRunner } from './crawl-runner.js';

@@ -1,4 +1,4 @@
-import type { JobRecord } from 'tessera/plugin';
+import type { JobRecord } from 'tessera-runtime/plugin';
 import type { CrawlCounts, CrawlError, CrawlSnapshot, CrawlSummary } from './crawl-report.js';
 import type { CrawlInput } from './crawl-config.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 /** Options of the `crawler` plugin (manifest `plugins.crawler.options`). */
 export const crawlerOptionsSchema = z.strictObject({

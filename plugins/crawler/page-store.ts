@@ -1,4 +1,4 @@
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 
 /** What the crawler remembers of a page between runs of a schedule, for conditional re-crawls. */
 export interface PageState {

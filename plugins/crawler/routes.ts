@@ -9,7 +9,7 @@ import {
   type PluginContext,
   type ScheduleRecord,
   type ScheduleSpec,
-} from 'tessera/plugin';
+} from 'tessera-runtime/plugin';
 import { scheduleCreateBody, schedulePatchBody, type AutoIndex, type CrawlConfig, type CrawlInput } from './crawl-config.js';
 import { errors } from './errors.js';
 import { publicJob, runSummary, type CrawlJobState } from './job-view.js';

@@ -1,4 +1,4 @@
-import { defineErrors } from 'tessera/plugin';
+import { defineErrors } from 'tessera-runtime/plugin';
 
 /** Every error the graph plugin raises (docs/errors.md is generated from this table). */
 export const errors = defineErrors({

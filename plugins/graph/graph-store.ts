@@ -5,7 +5,7 @@
  * in-memory graph; writes to one index run one at a time. Dropping an index drops its graph.
  */
 import type { Database } from 'lmdb';
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import { errors } from './errors.js';
 import { IndexGraph, tripleKey } from './index-graph.js';
 import type { GraphEntity, GraphTriple } from './schemas.js';

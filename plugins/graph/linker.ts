@@ -3,7 +3,7 @@
  * and every document again after the index's entities change, as a `link-mentions` job of the
  * graph plugin (one per index at a time; entity writes during a run queue one more pass).
  */
-import type { JobsService, Logger } from 'tessera/plugin';
+import type { JobsService, Logger } from 'tessera-runtime/plugin';
 import type { SearchService } from '../search/index.js';
 import type { GraphStore } from './graph-store.js';
 import type { Mentions } from './mentions.js';

@@ -13,7 +13,7 @@
  * with its own `docIds`.
  */
 import type { Database } from 'lmdb';
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import { suggestionWords } from '../search/index.js';
 import type { IndexGraph } from './index-graph.js';
 

@@ -1,4 +1,4 @@
-import { NotFoundError, PermissionError, type PluginContext, type RouteRequest } from 'tessera/plugin';
+import { NotFoundError, PermissionError, type PluginContext, type RouteRequest } from 'tessera-runtime/plugin';
 import { canSeeIndex, tokenMayUse, type SearchService } from '../search/index.js';
 import { errors } from './errors.js';
 import type { GraphStore } from './graph-store.js';

@@ -3,7 +3,7 @@
  * body. A bad item is 400 `validation_failed` whose `details.issues` paths name its position
  * (`entities.3.name`).
  */
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 const id = z.string().trim().min(1).max(512);
 const label = z.string().trim().min(1).max(1024);

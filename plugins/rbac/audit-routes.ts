@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 import { auditActions } from './audit.js';
 import type { RbacCore } from './core.js';
 import { invalidCursor, permissionDenied } from './errors.js';

@@ -1,5 +1,5 @@
 import { clientAddress, type TrustedProxies } from './client-address.js';
-import { type Authenticator, type AuthRequest, type Principal, type PluginMetrics, isTesseraError } from 'tessera/plugin';
+import { type Authenticator, type AuthRequest, type Principal, type PluginMetrics, isTesseraError } from 'tessera-runtime/plugin';
 import type { AuditActor, AuditLog } from './audit.js';
 import type { BruteForceGuard } from './brute-force.js';
 import { csrfTokenInvalid, invalidApiKey, missingApiKey, permissionDenied, sessionExpired, sessionInvalid } from './errors.js';

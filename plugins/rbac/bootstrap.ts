@@ -1,4 +1,4 @@
-import type { Logger } from 'tessera/plugin';
+import type { Logger } from 'tessera-runtime/plugin';
 import type { RbacCore } from './core.js';
 import { newId } from './ids.js';
 import { generateKey, type KeyRecord } from './keys.js';

@@ -1,6 +1,6 @@
 import { clientAddress, parseTrustedProxies } from './client-address.js';
 import type { Database } from 'lmdb';
-import type { Authenticator, PermissionInfo, PluginContext } from 'tessera/plugin';
+import type { Authenticator, PermissionInfo, PluginContext } from 'tessera-runtime/plugin';
 import { PasswordStore } from './passwords.js';
 import { SessionStore, type SessionRecord } from './sessions.js';
 import { AuditLog, type AuditEntry } from './audit.js';

@@ -1,4 +1,4 @@
-import { AuthenticationError, ConflictError, InputError, NotFoundError, PermissionError, TesseraError } from 'tessera/plugin';
+import { AuthenticationError, ConflictError, InputError, NotFoundError, PermissionError, TesseraError } from 'tessera-runtime/plugin';
 
 const plugin = 'rbac';
 

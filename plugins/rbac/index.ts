@@ -1,4 +1,4 @@
-import { definePlugin, defineToken } from 'tessera/plugin';
+import { definePlugin, defineToken } from 'tessera-runtime/plugin';
 import { bootstrap } from './bootstrap.js';
 import { createCore, RBAC_DATA_FORMAT } from './core.js';
 import { rbacErrorCodes } from './errors.js';

@@ -1,4 +1,4 @@
-import { reply, z } from 'tessera/plugin';
+import { reply, z } from 'tessera-runtime/plugin';
 import { actorOf, type RbacPrincipal } from './authenticator.js';
 import type { RbacCore } from './core.js';
 import { grantExceedsPermissions, invalidExpiry, keyNotFound, unknownPermission, userNotFound } from './errors.js';

@@ -1,5 +1,5 @@
 import { isValidProxyEntry } from './client-address.js';
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 import { permissionNamePattern } from './permissions.js';
 import { tenantIdPattern } from './tenants.js';
 

@@ -1,4 +1,4 @@
-import { permissionNamePattern, type PermissionDeclaration, type PermissionInfo } from 'tessera/plugin';
+import { permissionNamePattern, type PermissionDeclaration, type PermissionInfo } from 'tessera-runtime/plugin';
 
 export { permissionNamePattern };
 

@@ -4,7 +4,7 @@
  * what is enforced. test/plugins/rbac/docs.test.ts fails when docs/rbac.md is stale; `npm run docs`
  * refreshes it.
  */
-import type { PermissionInfo } from 'tessera/plugin';
+import type { PermissionInfo } from 'tessera-runtime/plugin';
 import { PermissionSet } from './permissions.js';
 import { builtInRoles, resolveBuiltInRoles } from './roles.js';
 

@@ -1,4 +1,4 @@
-import { reply, z } from 'tessera/plugin';
+import { reply, z } from 'tessera-runtime/plugin';
 import { actorOf } from './authenticator.js';
 import type { RbacCore } from './core.js';
 import { grantExceedsPermissions, roleExists, unknownPermission } from './errors.js';

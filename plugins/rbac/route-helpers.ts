@@ -1,6 +1,6 @@
 import { clientAddress, parseTrustedProxies } from './client-address.js';
 import { getRequestIP } from 'h3';
-import { type PluginContext, type RouteRequest, TesseraError, z } from 'tessera/plugin';
+import { type PluginContext, type RouteRequest, TesseraError, z } from 'tessera-runtime/plugin';
 import type { RbacPrincipal } from './authenticator.js';
 import type { RbacCore } from './core.js';
 import { invalidCursor } from './errors.js';

@@ -1,5 +1,5 @@
 import { getRequestIP } from 'h3';
-import { InputError, PermissionError, reply, type RouteRequest } from 'tessera/plugin';
+import { InputError, PermissionError, reply, type RouteRequest } from 'tessera-runtime/plugin';
 import type { RbacCore } from './core.js';
 import { principalOf, tags, type Routes } from './route-helpers.js';
 import { invalidCredentials } from './errors.js';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Logger } from 'tessera/plugin';
+import type { Logger } from 'tessera-runtime/plugin';
 import { inspectTable, openDatabase, rowToDocument, type TableShape } from './database-source.js';
 import { errors } from './errors.js';
 import type { IndexShape, IndexSink } from './index-sink.js';

@@ -3,7 +3,7 @@ import { opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import picomatch from 'picomatch';
-import type { Logger } from 'tessera/plugin';
+import type { Logger } from 'tessera-runtime/plugin';
 import { readFingerprint } from './fingerprint.js';
 import type { IndexShape, IndexSink } from './index-sink.js';
 import type { Roots } from './roots.js';

@@ -1,4 +1,4 @@
-import { isTesseraError, type OutboundClient, type OutboundRequestInit } from 'tessera/plugin';
+import { isTesseraError, type OutboundClient, type OutboundRequestInit } from 'tessera-runtime/plugin';
 import { errors } from './errors.js';
 import type { IndexShape, IndexSink, SinkResult } from './index-sink.js';
 

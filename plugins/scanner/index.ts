@@ -1,4 +1,4 @@
-import { definePlugin } from 'tessera/plugin';
+import { definePlugin } from 'tessera-runtime/plugin';
 import { SEARCH_SERVICE } from '../search/index.js';
 import { errors } from './errors.js';
 import { scannerOptionsSchema } from './options.js';

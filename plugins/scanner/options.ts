@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 /** Options of the `scanner` plugin (manifest `plugins.scanner.options`). */
 export const scannerOptionsSchema = z.strictObject({

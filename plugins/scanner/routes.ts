@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eventStreamResponse, sortableId, z, type PluginContext } from 'tessera/plugin';
+import { eventStreamResponse, sortableId, z, type PluginContext } from 'tessera-runtime/plugin';
 import { inspectTable, knexConfig, openDatabase } from './database-source.js';
 import { errors } from './errors.js';
 import type { ScannerOptions } from './options.js';

@@ -1,4 +1,4 @@
-import type { EventLog } from 'tessera/plugin';
+import type { EventLog } from 'tessera-runtime/plugin';
 import { finalScanStates, publicScan, type ScanRecord, type ScanState } from './scan-record.js';
 import type { ScanStore } from './scan-store.js';
 import type { SinkResult } from './index-sink.js';

@@ -1,4 +1,4 @@
-import type { EventLog, JobContext, Logger, OutboundClient, PluginJobs } from 'tessera/plugin';
+import type { EventLog, JobContext, Logger, OutboundClient, PluginJobs } from 'tessera-runtime/plugin';
 import type { SearchService } from '../search/index.js';
 import { DatabaseScan, databaseIndexShape, type DatabaseScanSpec } from './database-scan.js';
 import { knexConfig, type Driver } from './database-source.js';

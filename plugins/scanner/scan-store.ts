@@ -1,4 +1,4 @@
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import { finalScanStates, type ScanRecord } from './scan-record.js';
 
 /** A file's fingerprint from the last scan of its source. */

@@ -1,4 +1,4 @@
-import type { ErrorCodeDoc } from 'tessera/plugin';
+import type { ErrorCodeDoc } from 'tessera-runtime/plugin';
 
 /** The errors of analysis and query parsing, for the search plugin's `errorCodes` (docs/errors.md). */
 export const analysisErrorCodes: ErrorCodeDoc[] = [

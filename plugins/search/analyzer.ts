@@ -1,4 +1,4 @@
-import { InputError } from 'tessera/plugin';
+import { InputError } from 'tessera-runtime/plugin';
 import { stemEnglish, stripPossessive } from './english-stemmer.js';
 import { functionWords } from './natural-language-operators.js';
 import { englishStopWords } from './stop-words.js';

@@ -4,7 +4,7 @@
  * the job metrics, stopped by shutdown within its limit. A `SearchEngine` used on its own
  * (benchmarks) runs its graph builds one at a time in-process instead.
  */
-import type { JobsService, Logger } from 'tessera/plugin';
+import type { JobsService, Logger } from 'tessera-runtime/plugin';
 import type { SearchEngine } from './search-engine.js';
 import type { ReindexProgress, SearchIndex } from './search-index.js';
 

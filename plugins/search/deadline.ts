@@ -1,4 +1,4 @@
-import { TesseraError } from 'tessera/plugin';
+import { TesseraError } from 'tessera-runtime/plugin';
 
 export class SearchTimeoutError extends TesseraError {
   constructor(budgetMs: number) {

@@ -1,4 +1,4 @@
-import { TesseraError } from 'tessera/plugin';
+import { TesseraError } from 'tessera-runtime/plugin';
 import { CORPUS_LSA_V1, embedCorpusLsa } from './corpus-lsa.js';
 import { embedText, HASHED_EMBEDDER } from './hashed-embedder.js';
 import { embedDocument, embedQuery, emptyCorpus, HASHED_NGRAMS_V2, type EmbeddingCorpus } from './hashed-ngrams-v2.js';

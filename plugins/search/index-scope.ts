@@ -5,7 +5,7 @@
  * bulk line naming it fails alone. Without `indexes` on the principal (auth off, or a key of all
  * indexes) nothing is filtered.
  */
-import type { Principal } from 'tessera/plugin';
+import type { Principal } from 'tessera-runtime/plugin';
 
 /** A name, or a prefix followed by `*`; `*` alone is every index. */
 export const indexPatternPattern = /^(\*|[a-z0-9][a-z0-9_-]{0,63}\*?)$/;

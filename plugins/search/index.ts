@@ -1,4 +1,4 @@
-import { definePlugin, defineToken } from 'tessera/plugin';
+import { definePlugin, defineToken } from 'tessera-runtime/plugin';
 import { analysisErrorCodes } from './analysis-error-codes.js';
 import { searchOptionsSchema } from './options.js';
 import { registerRoutes } from './routes.js';

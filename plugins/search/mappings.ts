@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError, type FieldIssue } from 'tessera/plugin';
+import { ValidationError, type FieldIssue } from 'tessera-runtime/plugin';
 import { analyzerNames, isAnalyzerName } from './analyzer.js';
 import { builtinModels, LATEST_BUILTIN_MODEL } from './embedder.js';
 

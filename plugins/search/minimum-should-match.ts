@@ -1,4 +1,4 @@
-import { InputError } from 'tessera/plugin';
+import { InputError } from 'tessera-runtime/plugin';
 
 /**
  * `minimumShouldMatch`: how many of a query's optional clauses a document must match.

@@ -1,4 +1,4 @@
-import { mulberry32 } from 'tessera/kernels';
+import { mulberry32 } from 'tessera-runtime/kernels';
 
 /** A sparse matrix by columns: column c holds `rows[c][i]` -> `values[c][i]`. */
 export interface SparseColumns {

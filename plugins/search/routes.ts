@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError, InvalidJsonError, mediaType, PermissionError, type PluginContext, type RouteDefinition, type RouteRequest } from 'tessera/plugin';
+import { InputError, InvalidJsonError, mediaType, PermissionError, type PluginContext, type RouteDefinition, type RouteRequest } from 'tessera-runtime/plugin';
 import { parseFilter } from './filter.js';
 import { parseCreateIndex, parsePatchIndex } from './mappings.js';
 import type { SearchOptions } from './options.js';

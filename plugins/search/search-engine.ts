@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { KernelRunner } from 'tessera/kernels';
-import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera/plugin';
+import type { KernelRunner } from 'tessera-runtime/kernels';
+import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera-runtime/plugin';
 import { CORPUS_LSA_V1 } from './corpus-lsa.js';
 import { directReindex, serialGraphBuilds, type GraphBuildRunner, type ReindexRunner } from './background.js';
 import { EmbedderCatalog } from './embedder.js';

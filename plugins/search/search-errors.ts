@@ -1,4 +1,4 @@
-import { type ErrorCodeDoc, ConflictError, InputError, type FieldIssue } from 'tessera/plugin';
+import { type ErrorCodeDoc, ConflictError, InputError, type FieldIssue } from 'tessera-runtime/plugin';
 
 /**
  * Errors of index definitions, documents, filters and projections. Per-document problems met while

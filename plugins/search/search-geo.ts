@@ -1,5 +1,5 @@
-import type { BitsetBlock, KernelRunner } from 'tessera/kernels';
-import { InputError } from 'tessera/plugin';
+import type { BitsetBlock, KernelRunner } from 'tessera-runtime/kernels';
+import { InputError } from 'tessera-runtime/plugin';
 import { andInPlace, andNotInPlace, popcount } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
 import { circleBox, parseDistance, maxRadiusMeters, type LatLonBox } from './geo-grid.js';

@@ -1,7 +1,7 @@
 import type { Deadline } from './deadline.js';
 import { lookup } from './segment.js';
-import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera/kernels';
-import { InputError } from 'tessera/plugin';
+import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera-runtime/kernels';
+import { InputError } from 'tessera-runtime/plugin';
 import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
 import { highlightDocument } from './highlight.js';

@@ -1,5 +1,5 @@
-import type { KernelRunner } from 'tessera/kernels';
-import { isTesseraError, validate } from 'tessera/plugin';
+import type { KernelRunner } from 'tessera-runtime/kernels';
+import { isTesseraError, validate } from 'tessera-runtime/plugin';
 import { has } from './bitset.js';
 import { parseCreateIndex } from './mappings.js';
 import { runSearch, searchQuerySchema } from './search.js';

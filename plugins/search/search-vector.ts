@@ -1,6 +1,6 @@
 import { rescaleForCosine, vectorRangeProblem } from './vector-range.js';
-import type { BitsetBlock, KernelRunner, Metric } from 'tessera/kernels';
-import { InputError } from 'tessera/plugin';
+import type { BitsetBlock, KernelRunner, Metric } from 'tessera-runtime/kernels';
+import { InputError } from 'tessera-runtime/plugin';
 import { andInPlace, andNotInPlace, popcount } from './bitset.js';
 import { evaluateFilter, type FilterNode } from './filter.js';
 import { compileProjection, projectSource } from './projection.js';

@@ -1,7 +1,7 @@
 import { Deadline } from './deadline.js';
 import { z } from 'zod';
-import type { KernelRunner } from 'tessera/kernels';
-import { InputError } from 'tessera/plugin';
+import type { KernelRunner } from 'tessera-runtime/kernels';
+import { InputError } from 'tessera-runtime/plugin';
 import { embedderFor, embedQueryText } from './embedder.js';
 import { parseFilter } from './filter.js';
 import type { SearchIndex } from './search-index.js';

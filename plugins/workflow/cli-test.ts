@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 import { runTest, type TestResult } from './regress.js';
 import type { WorkflowSpec } from './spec.js';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defineCommands, type CliHost } from 'tessera/plugin';
+import { defineCommands, type CliHost } from 'tessera-runtime/plugin';
 import { formatReports, loadWorkflowSet } from './cli-files.js';
 import { formatTestResults, runTestFiles, testFilesIn } from './cli-test.js';
 import { buildBundle } from './deploy.js';

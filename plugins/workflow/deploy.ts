@@ -111,7 +111,7 @@ export function buildBundle(name: string, specs: readonly WorkflowSpec[], tesser
   )}\n`;
   files['manifest.json'] = `${JSON.stringify(
     {
-      $schema: './node_modules/tessera/docs/manifest.schema.json',
+      $schema: './node_modules/tessera-runtime/docs/manifest.schema.json',
       name,
       dataDir: './data',
       listeners: [{ name: 'hub', port, plugins: ['rbac', 'workflow'], metricsPath: '/metrics' }],

@@ -1,6 +1,6 @@
 /**
  * The fluent DSL: builds the same JSON spec as hand-written files. Users import it as
- * `tessera/workflow` (package.json `exports`).
+ * `tessera-runtime/workflow` (package.json `exports`).
  *
  *   workflow('orders').route('POST', '/orders').searchFields(['customer']).tags(['demo'])
  *     .map({ customer: '{{input.customer}}' })

@@ -1,4 +1,4 @@
-import { defineErrors } from 'tessera/plugin';
+import { defineErrors } from 'tessera-runtime/plugin';
 
 export const workflowErrors = defineErrors({
   invalid_workflow: {

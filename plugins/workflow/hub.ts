@@ -1,5 +1,5 @@
 /** The /hub/* control-plane routes of the workflow plugin (the /hub/me and /hub/rbac/* rows are rbac's). */
-import { reply, z, type PluginContext, sortableId } from 'tessera/plugin';
+import { reply, z, type PluginContext, sortableId } from 'tessera-runtime/plugin';
 import { buildBundle, planDeploy } from './deploy.js';
 import { workflowErrors as errors } from './errors.js';
 import type { WorkflowOptions } from './options.js';

@@ -1,4 +1,4 @@
-import { definePlugin } from 'tessera/plugin';
+import { definePlugin } from 'tessera-runtime/plugin';
 import { workflowErrors } from './errors.js';
 import { registerHub } from './hub.js';
 import { workflowOptions } from './options.js';

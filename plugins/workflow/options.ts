@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 export const workflowOptions = z
   .object({

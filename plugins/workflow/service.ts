@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { reply, sortableId, z, type PluginContext, type Reply, type RouteHandle, type RouteRequest } from 'tessera/plugin';
+import { reply, sortableId, z, type PluginContext, type Reply, type RouteHandle, type RouteRequest } from 'tessera-runtime/plugin';
 import { BudgetExceeded, runWorkflow } from './engine.js';
 import { workflowErrors as errors } from './errors.js';
 import type { WorkflowOptions } from './options.js';

@@ -2,7 +2,7 @@
  * The workflow specification: what hand-written JSON, the DSL and other tools all produce.
  * docs/workflow.schema.json is generated from `workflowSpecSchema` (see scripts in docs/workflow.md).
  */
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 export const stepKinds = ['map', 'when', 'fanOut', 'branch', 'mock'] as const;
 export const joinKinds = ['merge', 'array', 'first'] as const;

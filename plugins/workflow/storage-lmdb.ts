@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import {
   matchesQuery,
   type DeployRecord,

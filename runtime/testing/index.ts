@@ -1,5 +1,5 @@
 /**
- * Helpers for testing plugins, exported as `tessera/testing`. The conformance suites import vitest:
+ * Helpers for testing plugins, exported as `tessera-runtime/testing`. The conformance suites import vitest:
  * use this entry from test files only (vitest is an optional peer dependency of Tessera).
  */
 export { createTestApp, type CreateTestAppOptions, type TestApp, type TestFetchInit } from './create-test-app.js';

@@ -1,6 +1,6 @@
 /**
  * The plugin boundary (docs/plugin-api.md): a plugin imports the runtime only through
- * `tessera/plugin` and `tessera/kernels`, its own files, npm packages, and other plugins' `index`
+ * `tessera-runtime/plugin` and `tessera-runtime/kernels`, its own files, npm packages, and other plugins' `index`
  * modules. Anything else couples it to runtime internals a third-party plugin cannot reach.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,9 +15,9 @@ export interface BoundaryViolation {
   reason: string;
 }
 
-const allowedPackageEntries = new Set(['tessera/plugin', 'tessera/kernels']);
-/** A built-in's public entry (`tessera/plugins/search`): its token and types, as a third-party plugin imports them. */
-const builtinEntry = /^tessera\/plugins\/[a-z0-9-]+$/;
+const allowedPackageEntries = new Set(['tessera-runtime/plugin', 'tessera-runtime/kernels']);
+/** A built-in's public entry (`tessera-runtime/plugins/search`): its token and types, as a third-party plugin imports them. */
+const builtinEntry = /^tessera-runtime\/plugins\/[a-z0-9-]+$/;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -31,10 +31,10 @@ function sourceFiles(dir: string): string[] {
 
 /** Why `specifier`, imported by `file` of plugin `pluginDir`, crosses the boundary; undefined when it does not. */
 function violation(pluginsDir: string, pluginDir: string, file: string, specifier: string): string | undefined {
-  if (specifier === 'tessera' || specifier.startsWith('tessera/')) {
+  if (specifier === 'tessera-runtime' || specifier.startsWith('tessera-runtime/')) {
     return allowedPackageEntries.has(specifier) || builtinEntry.test(specifier)
       ? undefined
-      : `'${specifier}' is not a plugin entry point (use 'tessera/plugin' or 'tessera/kernels')`;
+      : `'${specifier}' is not a plugin entry point (use 'tessera-runtime/plugin' or 'tessera-runtime/kernels')`;
   }
   if (!specifier.startsWith('.') && !specifier.startsWith('/')) return undefined; // an npm package or a node: builtin
   const target = resolve(dirname(file), specifier);

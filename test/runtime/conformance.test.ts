@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineConformance } from 'tessera/testing';
+import { defineConformance } from 'tessera-runtime/testing';
 
 // A toy extension point: a counter store. Two implementations run the same suite.
 interface Counter {

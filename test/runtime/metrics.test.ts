@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from 'tessera/testing';
+import { createTestApp, type TestApp } from 'tessera-runtime/testing';
 import { fixturesDir, tempDir } from '../helpers/app.js';
 
 const promtool = spawnSync('promtool', ['--version']).status === 0 ? 'promtool' : undefined;

@@ -22,7 +22,7 @@ describe('the plugin boundary', () => {
     };
     plant(
       'plugins/good/index.ts',
-      "import { definePlugin } from 'tessera/plugin';\nimport type { KernelRunner } from 'tessera/kernels';\nimport { z } from 'zod';\nimport { readFile } from 'node:fs/promises';\nimport { helper } from './lib/helper.js';\nexport { helper, definePlugin, z, readFile };\nexport type { KernelRunner };\n",
+      "import { definePlugin } from 'tessera-runtime/plugin';\nimport type { KernelRunner } from 'tessera-runtime/kernels';\nimport { z } from 'zod';\nimport { readFile } from 'node:fs/promises';\nimport { helper } from './lib/helper.js';\nexport { helper, definePlugin, z, readFile };\nexport type { KernelRunner };\n",
     );
     plant('plugins/good/lib/helper.ts', "import { definePlugin } from '../../good/index.js';\nexport const helper = definePlugin;\n");
     plant('plugins/other/index.ts', "import { helper } from '../good/index.js';\nexport const again = helper;\n");
@@ -32,8 +32,8 @@ describe('the plugin boundary', () => {
         "import { Store } from '../../runtime/store.js';",
         "export { mulberry32 } from '../../kernels/src/prng.js';",
         "import { helper } from '../good/lib/helper.js';",
-        "import { createApp } from 'tessera';",
-        "import { startTestApp } from 'tessera/testing';",
+        "import { createApp } from 'tessera-runtime';",
+        "import { startTestApp } from 'tessera-runtime/testing';",
         "const later = () => import('../../runtime/app.js');",
         'export { Store, helper, createApp, startTestApp, later };',
         '',
@@ -46,8 +46,8 @@ describe('the plugin boundary', () => {
         ['bad/index.ts', 1, '../../runtime/store.js'],
         ['bad/index.ts', 2, '../../kernels/src/prng.js'],
         ['bad/index.ts', 3, '../good/lib/helper.js'],
-        ['bad/index.ts', 4, 'tessera'],
-        ['bad/index.ts', 5, 'tessera/testing'],
+        ['bad/index.ts', 4, 'tessera-runtime'],
+        ['bad/index.ts', 5, 'tessera-runtime/testing'],
         ['bad/index.ts', 6, '../../runtime/app.js'],
       ]);
       expect(found[0]!.reason).toBe('reaches outside plugins/ into runtime/store.js');

@@ -1,4 +1,4 @@
-import { tenancyConformance } from 'tessera/testing';
+import { tenancyConformance } from 'tessera-runtime/testing';
 import { fixturesDir } from '../helpers/app.js';
 
 // The runtime's tenant views (ctx.jobs.tenant, ctx.events.forTenant) as a plugin's routes use them.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from 'tessera/testing';
-import { definePlugin, type PluginDefinition } from 'tessera/plugin';
+import { createTestApp, type TestApp } from 'tessera-runtime/testing';
+import { definePlugin, type PluginDefinition } from 'tessera-runtime/plugin';
 import { json } from '../helpers/app.js';
 
 // The fixtures are plain JavaScript plugins, as a third-party author might write them.
@@ -9,7 +9,7 @@ const fixture = async (name: string): Promise<PluginDefinition<any>> =>
 const kitchen = await fixture('kitchen');
 const greeter = await fixture('greeter');
 
-describe('tessera/testing createTestApp', () => {
+describe('tessera-runtime/testing createTestApp', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ plugins: [kitchen, greeter], options: { greeter: { greeting: 'Hi' } } });

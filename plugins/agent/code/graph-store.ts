@@ -1,4 +1,4 @@
-import type { PluginContext } from 'tessera/plugin';
+import type { PluginContext } from 'tessera-runtime/plugin';
 import { listFiles, readBlobs } from '../repos/files.js';
 import type { Checkout } from '../repos/repositories.js';
 import { extractSymbols, type Declaration, type FileSymbols } from './extract.js';

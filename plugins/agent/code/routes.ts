@@ -1,4 +1,4 @@
-import { z, type PluginContext } from 'tessera/plugin';
+import { z, type PluginContext } from 'tessera-runtime/plugin';
 import type { AgentOptions } from '../options.js';
 import type { Repositories } from '../repos/repositories.js';
 import { baseCommit, userOf } from '../repos/routes.js';

@@ -1,4 +1,4 @@
-import { z } from 'tessera/plugin';
+import { z } from 'tessera-runtime/plugin';
 
 /** Part 2's plugin options: where repositories come from, the forge, workspaces, the sandbox and the commit author. */
 export const repoOptions = {

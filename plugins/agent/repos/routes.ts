@@ -1,4 +1,4 @@
-import { z, type PluginContext, type RouteRequest } from 'tessera/plugin';
+import { z, type PluginContext, type RouteRequest } from 'tessera-runtime/plugin';
 import { errors } from '../errors.js';
 import type { AgentOptions } from '../options.js';
 import { listFiles } from './files.js';

@@ -1,4 +1,4 @@
-import { z, type PluginContext } from 'tessera/plugin';
+import { z, type PluginContext } from 'tessera-runtime/plugin';
 import { errors } from '../errors.js';
 import { ForgeError, type ForgeClient } from '../forge/client.js';
 import type { AgentOptions } from '../options.js';

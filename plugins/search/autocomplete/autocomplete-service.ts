@@ -5,7 +5,7 @@
  * to date from `documents.written`; a changed index rebuilds them and a dropped one forgets them.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { JobsService, Logger, StoreNamespace } from 'tessera/plugin';
+import type { JobsService, Logger, StoreNamespace } from 'tessera-runtime/plugin';
 import { has } from '../bitset.js';
 import type { SearchEngine, SearchIndex } from '../search-engine.js';
 import { autocompleteFields, DocumentSuggestions } from './document-suggestions.js';

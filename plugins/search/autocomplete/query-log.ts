@@ -5,7 +5,7 @@
  * past `maxQueries` the least valuable query (fewest uses, weighed by age) is forgotten.
  */
 import type { Database } from 'lmdb';
-import type { StoreNamespace } from 'tessera/plugin';
+import type { StoreNamespace } from 'tessera-runtime/plugin';
 import { normaliseSuggestion } from './normalize.js';
 import { SuggestionDictionary } from './suggestion-dictionary.js';
 

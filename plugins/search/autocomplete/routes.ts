@@ -1,4 +1,4 @@
-import { PermissionError, ValidationError, z, type PluginContext } from 'tessera/plugin';
+import { PermissionError, ValidationError, z, type PluginContext } from 'tessera-runtime/plugin';
 import { IndexNotFoundError } from '../search-engine.js';
 import { canSeeIndex, tokenMayUse } from '../index-scope.js';
 import type { AutocompleteRequest, AutocompleteService } from './autocomplete-service.js';

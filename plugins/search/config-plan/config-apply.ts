@@ -11,7 +11,7 @@
  * analyzer changes are one PATCH (re-indexing when needed); a type change or a removed field
  * rebuilds the index from its documents' sources (those that no longer fit are lost, and counted).
  */
-import { ConflictError, InputError } from 'tessera/plugin';
+import { ConflictError, InputError } from 'tessera-runtime/plugin';
 import { has } from '../bitset.js';
 import { parseCreateIndex, parsePatchIndex, type FieldMapping, type FieldMappingInput } from '../mappings.js';
 import type { SearchEngine } from '../search-engine.js';

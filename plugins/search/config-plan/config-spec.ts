@@ -3,7 +3,7 @@
  * mappings, settings}]}`. Every problem is reported at once, each with its JSON path
  * (`body.indexes[1].mappings.title.type`), as a 400 `validation_failed`.
  */
-import { isTesseraError, validate, ValidationError, z, type FieldIssue } from 'tessera/plugin';
+import { isTesseraError, validate, ValidationError, z, type FieldIssue } from 'tessera-runtime/plugin';
 import { indexSettingsPatchSchema, mappingsInputSchema } from '../mappings.js';
 
 const indexNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;

@@ -1,4 +1,4 @@
-import { PermissionError, z, type PluginContext, type Principal } from 'tessera/plugin';
+import { PermissionError, z, type PluginContext, type Principal } from 'tessera-runtime/plugin';
 import { indexScopeOf, tokenMayUse } from '../index-scope.js';
 import { parseConfigSpec } from './config-spec.js';
 import type { ConfigPlans } from './config-apply.js';

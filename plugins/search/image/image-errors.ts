@@ -1,4 +1,4 @@
-import { defineErrors, PermissionError } from 'tessera/plugin';
+import { defineErrors, PermissionError } from 'tessera-runtime/plugin';
 
 /** Errors of `POST /v1/tools/image-metadata` (and of visual extraction, per document). */
 export const imageErrors = defineErrors({

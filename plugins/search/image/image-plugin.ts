@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PluginContext } from 'tessera/plugin';
+import type { PluginContext } from 'tessera-runtime/plugin';
 import type { SearchOptions } from '../options.js';
 import type { SearchEngine } from '../search-engine.js';
 import { ImageAnalyzer } from './image-analyzer.js';

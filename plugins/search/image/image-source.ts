@@ -1,6 +1,6 @@
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { isTesseraError, type PluginContext } from 'tessera/plugin';
+import { isTesseraError, type PluginContext } from 'tessera-runtime/plugin';
 import { imageErrors, pathNotAllowed } from './image-errors.js';
 import type { ImageLimits } from './image-options.js';
 

@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import { isTesseraError, type JobsService, type Logger } from 'tessera/plugin';
+import { isTesseraError, type JobsService, type Logger } from 'tessera-runtime/plugin';
 import { valuesAtPath } from '../document-validation.js';
 import type { SearchEngine } from '../search-engine.js';
 import { sha256, type ImageAnalyzer } from './image-analyzer.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { defineConformance } from 'tessera/testing';
+import { defineConformance } from 'tessera-runtime/testing';
 import { ProviderFailure, type ChatDelta, type LlmProvider } from '../../../plugins/agent/llm-provider.js';
 import { StreamAccumulator } from '../../../plugins/agent/openai-provider.js';
 import type { ChatScript } from './provider-server.js';

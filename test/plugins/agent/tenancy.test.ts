@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenancyConformance } from 'tessera/testing';
+import { tenancyConformance } from 'tessera-runtime/testing';
 import { createTestApp, repoRoot, type TestApp } from '../../helpers/app.js';
 import { startProviderServer, perToken, type ModelListServer } from './provider-server.js';
 

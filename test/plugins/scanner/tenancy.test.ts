@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { tenancyConformance } from 'tessera/testing';
+import { tenancyConformance } from 'tessera-runtime/testing';
 
 // Scans belong to the tenant that started them: another tenant neither lists, reads nor stops them,
 // and each tenant's scan feeds its own tenant's index of the same name.

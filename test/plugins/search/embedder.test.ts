@@ -8,7 +8,7 @@ import { trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
 import { embedText } from '../../../plugins/search/hashed-embedder.js';
 import { emptyCorpus } from '../../../plugins/search/hashed-ngrams-v2.js';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
-import { defineConformance } from 'tessera/testing';
+import { defineConformance } from 'tessera-runtime/testing';
 
 const DIMS = 32;
 
@@ -48,7 +48,7 @@ class EmbeddingsServer {
   }
 }
 
-/** What every embedder must do; each implementation runs it (tessera/testing's defineConformance). */
+/** What every embedder must do; each implementation runs it (tessera-runtime/testing's defineConformance). */
 const embedderConformance = defineConformance<Embedder>('embedder', {
   'returns one finite vector of the index dimension per text, in order, deterministically': async (e) => {
     const texts = ['wing flutter', 'boundary layer', 'wing flutter'];

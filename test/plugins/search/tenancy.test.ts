@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenancyConformance } from 'tessera/testing';
+import { tenancyConformance } from 'tessera-runtime/testing';
 import { Store } from '../../../runtime/store.js';
 import { createTestApp, json, postJson, tempDir } from '../../helpers/app.js';
 import { call, startRbac, type RbacApp } from '../rbac/helpers.js';

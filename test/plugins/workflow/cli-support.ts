@@ -6,11 +6,11 @@ import { repoRoot, tempDir } from '../../helpers/app.js';
 import { cliPath, type CliProcess } from '../../helpers/cli.js';
 import { seedExample } from './fixtures.js';
 
-/** A directory holding node_modules/tessera (a link to this checkout), as `npm install tessera` would make it. */
+/** A directory holding node_modules/tessera-runtime (a link to this checkout), as `npm install tessera` would make it. */
 export function project(): string {
   const dir = tempDir('tessera-wf-cli-');
   mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
-  symlinkSync(repoRoot, path.join(dir, 'node_modules/tessera'), 'dir');
+  symlinkSync(repoRoot, path.join(dir, 'node_modules/tessera-runtime'), 'dir');
   symlinkSync('../tessera/bin/tessera.js', path.join(dir, 'node_modules/.bin/tessera'));
   return dir;
 }
@@ -23,7 +23,7 @@ export function write(dir: string, file: string, content: unknown): string {
 }
 
 /** A DSL module, as a user writes it: it imports the DSL by its package name. */
-export const dslModule = `import { workflow } from 'tessera/workflow';
+export const dslModule = `import { workflow } from 'tessera-runtime/workflow';
 
 export default workflow('quote')
   .route('POST', '/quote')

@@ -238,7 +238,7 @@ describe('tessera workflow commands', () => {
     expect(JSON.parse(readFileSync(path.join(bundle, 'workflows/quote.json'), 'utf8')).route).toEqual({ method: 'POST', path: '/quote' });
     expect(cli(['export', '--out', 'bundle', '--workflows', 'flows'], d)).toMatchObject({ status: 1, stderr: expect.stringContaining('bundle is not empty') });
 
-    // The bundle as installed: node_modules/tessera, then its scripts (the port made free for the test).
+    // The bundle as installed: node_modules/tessera-runtime, then its scripts (the port made free for the test).
     rmSync(path.join(d, 'flows'), { recursive: true });
     const installed = project();
     dirs.push(installed);

@@ -1,10 +1,10 @@
-// The DSL as users import it: by the package name `tessera/workflow` (package.json exports).
-import { workflow, type WorkflowSpec } from 'tessera/workflow';
+// The DSL as users import it: by the package name `tessera-runtime/workflow` (package.json exports).
+import { workflow, type WorkflowSpec } from 'tessera-runtime/workflow';
 import { describe, expect, it } from 'vitest';
 import { validateSpec } from '../../../plugins/workflow/validate.js';
 import { seedExample } from './fixtures.js';
 
-describe('the fluent DSL (tessera/workflow)', () => {
+describe('the fluent DSL (tessera-runtime/workflow)', () => {
   it('builds the JSON of the seed example exactly', () => {
     const built: WorkflowSpec = workflow('orders')
       .route('POST', '/orders')

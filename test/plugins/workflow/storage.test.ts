@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { defineConformance } from 'tessera/testing';
+import { defineConformance } from 'tessera-runtime/testing';
 import { Store } from '../../../runtime/store.js';
 import { lmdbStorage } from '../../../plugins/workflow/storage-lmdb.js';
 import { sqliteStorage } from '../../../plugins/workflow/storage-sqlite.js';

@@ -1,4 +1,4 @@
-import { tenancyConformance } from 'tessera/testing';
+import { tenancyConformance } from 'tessera-runtime/testing';
 
 // Workflows belong to the tenant that registered them. Their HTTP routes share the listener's one
 // route space, so each tenant's workflow here takes a route of its own (a route taken by another
