@@ -85,7 +85,7 @@ export default function Documents({ params }) {
         : null
     }
     <form class="row" role="search" onSubmit=${(e) => e.preventDefault()}>
-      <${Input} label="Filter by query" value=${q} onInput=${(v) => (setQ(v), setFrom(0))} placeholder="every document" />
+      <${Input} label="Filter by query" hint="Leave empty to list every document." value=${q} onInput=${(v) => (setQ(v), setFrom(0))} />
     </form>
     <${ErrorBox} error=${list.error} />
     ${
