@@ -1,26 +1,10 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { definePlugin, type HttpMethod } from 'tessera-runtime/plugin';
 import { SEARCH_SERVICE } from '../search/index.js';
-import { consoleHeaders } from './csp.js';
 import { errors } from './errors.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { consoleOptions } from './options.js';
 import { forward, proxyPrefix } from './proxy.js';
-
-/** The UI's files: beside this module in a checkout, or in the source tree when running from dist/. */
-function uiDir(): string {
-  const here = fileURLToPath(new URL('./ui', import.meta.url));
-  if (existsSync(here)) return here;
-  return fileURLToPath(new URL('../../../plugins/console/ui', import.meta.url));
-}
-
-/** Preact, its hooks and htm in one ES module (no build step, nothing from a CDN). */
-function vendorDir(): string {
-  return path.join(path.dirname(createRequire(import.meta.url).resolve('htm')), '..', 'preact');
-}
+import { serveUi } from '../ui-kit/serve.js';
 
 /**
  * The control plane (seed 000's port 3849): the fleet's operator web UI, a same-origin proxy to
@@ -70,7 +54,6 @@ export default definePlugin({
 
     registerIngestRoutes(ctx, search);
 
-    ctx.routes.static('/vendor', vendorDir(), { headers: consoleHeaders, immutable: false });
-    ctx.routes.static('/', uiDir(), { spaFallback: true, headers: consoleHeaders });
+    serveUi(ctx, 'plugins/console/ui', import.meta.url);
   },
 });

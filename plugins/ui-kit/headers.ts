@@ -1,9 +1,9 @@
 /**
- * The headers every file of the console is served with. Scripts and styles come from this origin
- * only (no inline script, no `eval`, nothing from a CDN); the page cannot be framed; values the
- * server returns are rendered as text, so even a missed escape could not load a script.
+ * The headers every file of Tessera's web UIs is served with. Scripts and styles come from this
+ * origin only (no inline script, no `eval`, nothing from a CDN); the page cannot be framed; values
+ * the server returns are rendered as text, so even a missed escape could not load a script.
  */
-export const consoleHeaders: Record<string, string> = {
+export const uiHeaders: Record<string, string> = {
   'content-security-policy': [
     "default-src 'none'",
     "script-src 'self'",
