@@ -1,9 +1,9 @@
 /**
  * The plugin boundary (docs/plugin-api.md): a plugin imports the runtime only through
- * `tessera-runtime/plugin` and `tessera-runtime/kernels`, its own files, npm packages, and other plugins' `index`
- * modules. Anything else couples it to runtime internals a third-party plugin cannot reach.
+ * `tessera-runtime/plugin` and `tessera-runtime/kernels`, its own files, npm packages, other plugins' `index`
+ * modules, and the files of shared module folders (a folder of plugins/ with no index, such as ui-kit). Anything else couples it to runtime internals a third-party plugin cannot reach.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
@@ -42,6 +42,8 @@ function violation(pluginsDir: string, pluginDir: string, file: string, specifie
   const fromPlugins = relative(pluginsDir, target);
   if (fromPlugins.startsWith('..') || fromPlugins === '') return `reaches outside plugins/ into ${relative(dirname(pluginsDir), target) || '.'}`;
   const [other, ...rest] = fromPlugins.split(sep);
+  // A folder with no index module is not a plugin but a shared module (plugins/ui-kit): its files are public.
+  if (!['index.ts', 'index.js', 'index.mts', 'index.mjs'].some((f) => existsSync(join(pluginsDir, other!, f)))) return undefined;
   if (rest.length === 1 && /^index\.(js|ts|mjs|mts)$/.test(rest[0]!)) return undefined;
   return `imports plugin "${other}"'s internal module ${rest.join('/')} (only its index is public)`;
 }
