@@ -1,5 +1,5 @@
 import { definePlugin, type HttpMethod } from 'tessera-runtime/plugin';
-import { SEARCH_SERVICE } from '../search/index.js';
+import { IMAGE_METADATA_SERVICE, SEARCH_SERVICE } from '../search/index.js';
 import { errors } from './errors.js';
 import { registerIngestRoutes } from './ingest-routes.js';
 import { consoleOptions } from './options.js';
@@ -52,7 +52,7 @@ export default definePlugin({
       });
     }
 
-    registerIngestRoutes(ctx, search);
+    registerIngestRoutes(ctx, search, ctx.container.resolve(IMAGE_METADATA_SERVICE));
 
     serveUi(ctx, 'plugins/console/ui', import.meta.url);
   },
