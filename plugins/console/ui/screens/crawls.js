@@ -56,6 +56,12 @@ function cadenceQuery(f) {
   return q.toString();
 }
 
+/** A run's time in the cron's time zone (the browser's for an interval), with the zone named. */
+function runTime(iso, zone) {
+  const options = { year: 'numeric', month: 'short', day: 'numeric', weekday: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+  return new Date(iso).toLocaleString(undefined, zone ? { ...options, timeZone: zone } : options);
+}
+
 /**
  * The next five runs of the cadence being typed, computed by the control plane with the
  * scheduler's own code (an answer to older text is dropped), or why the cadence is invalid.
@@ -69,7 +75,7 @@ export function NextRuns({ query }) {
         : runs.data
           ? html`<p class="muted">Next runs${runs.data.timezone ? ' (' + runs.data.timezone + ')' : ''}:</p>
               <ol data-testid="next-runs">
-                ${runs.data.runs.map((t) => html`<li><time datetime=${t}>${new Date(t).toLocaleString()}</time></li>`)}
+                ${runs.data.runs.map((t) => html`<li><time datetime=${t}>${runTime(t, runs.data.timezone)}</time></li>`)}
               </ol>`
           : null
     }

@@ -39,15 +39,14 @@ function DocumentView({ index, id, info, onDeleted, onClose }) {
     <${ErrorBox} error=${doc.error || error} />
     ${
       doc.data
-        ? html`<dl class="facts">
-              <dt>Vector</dt>
-              <dd data-testid="doc-vector">
-                <${Badge} kind=${vectorOf(doc.data.document, settings).present ? 'good' : 'neutral'}
+        ? html`<p>
+              <strong>Vector:</strong>${' '}
+              <span data-testid="doc-vector"
+                ><${Badge} kind=${vectorOf(doc.data.document, settings).present ? 'good' : 'neutral'}
                   >${vectorOf(doc.data.document, settings).present ? 'yes' : 'no'}<//
-                >
-                ${' ' + vectorOf(doc.data.document, settings).text}
-              </dd>
-            </dl>
+                >${' ' + vectorOf(doc.data.document, settings).text}</span
+              >
+            </p>
             <${VisualView} document=${doc.data.document} imageFields=${imageFieldsOf(info && info.mappings)} />
             <${Json} value=${doc.data.document} label=${'Source of document ' + id} />`
         : html`<${Loading} />`
