@@ -9,24 +9,30 @@ const keyValueToBuffer = (lmdb as unknown as { keyValueToBuffer(key: Key): Uint8
 /** What an index takes in the store, in bytes of LMDB keys and values (pages and free space not counted). */
 export interface IndexSize {
   bytes: number;
-  sizes: { documents: number; segments: number; tombstones: number; graphs: number; other: number };
+  sizes: { documents: number; segments: number; tombstones: number; graphs: number; other: number; measuredAt: string };
 }
+
+/** A measure that took longer than this is not repeated within ten times its duration. */
+const CHEAP_MS = 50;
 
 /**
  * The byte size of one index in LMDB: its stored sources, segments, tombstones, vector graphs,
  * embedder model and catalogue entry, keys and values as stored. The sum is computed by walking
- * the index's key ranges (values are read as raw bytes, never decoded) and kept until the index's
- * segments change (every write, delete, merge and graph build replaces them), so reading the
- * statistics again is free.
+ * the index's key ranges (values are read as raw bytes, never decoded: about 4 us per document)
+ * and kept until the index's segments change (every write, delete, merge and graph build replaces
+ * them). A large index is not walked again within ten times the last walk's duration, so that
+ * reading statistics during continuous ingestion costs at most a tenth of a core; its size may then
+ * lag by that long (`sizes.measuredAt` says when it was measured).
  */
 export function indexSizes(store: StoreNamespace): (index: SearchIndex) => IndexSize {
   const dbs = openDatabases(store);
-  const known = new WeakMap<SearchIndex, { segments: SearchIndex['segments']; size: IndexSize }>();
+  const known = new WeakMap<SearchIndex, { segments: SearchIndex['segments']; size: IndexSize; at: number; ms: number }>();
   return (index) => {
     const cached = known.get(index);
-    if (cached && cached.segments === index.segments) return cached.size;
+    const now = performance.now();
+    if (cached && (cached.segments === index.segments || (cached.ms > CHEAP_MS && now - cached.at < cached.ms * 10))) return cached.size;
     const size = measure(dbs, index);
-    known.set(index, { segments: index.segments, size });
+    known.set(index, { segments: index.segments, size, at: now, ms: performance.now() - now });
     return size;
   };
 }
@@ -49,5 +55,8 @@ function measure(dbs: IndexDatabases, index: SearchIndex): IndexSize {
     graphs: range(dbs.graphs, [uuid, 0], [uuid, Number.MAX_SAFE_INTEGER]),
     other: entry(dbs.embedderModels, uuid) + entry(dbs.indexes, [index.record.tenant, index.record.name]),
   };
-  return { bytes: sizes.documents + sizes.segments + sizes.tombstones + sizes.graphs + sizes.other, sizes };
+  return {
+    bytes: sizes.documents + sizes.segments + sizes.tombstones + sizes.graphs + sizes.other,
+    sizes: { ...sizes, measuredAt: new Date().toISOString() },
+  };
 }

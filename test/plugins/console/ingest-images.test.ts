@@ -174,6 +174,7 @@ describe.skipIf(noImageMagick !== '')('POST /v1/ingest/{index} with images', () 
     const info = (await send(`${f.search}/v1/indexes/media`)).body.index;
     const { bytes, sizes } = info.stats;
     expect(bytes).toBe(sizes.documents + sizes.segments + sizes.tombstones + sizes.graphs + sizes.other);
+    expect(Date.parse(sizes.measuredAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(sizes.documents).toBeGreaterThan(1000);
     expect(sizes.segments).toBeGreaterThan(0);
     await send(`${f.search}/v1/indexes/media/documents`, { body: [{ id: 'long', title: 'x'.repeat(50_000) }] });
