@@ -105,6 +105,19 @@ describe.skipIf(!hasChromium || noImageMagick !== '')('control plane in Chromium
     expect(await visual.locator('.badge-good').allInnerTexts()).toEqual(['red striped', 'white striped']);
   });
 
+  it('turns the image flag of an existing field off, told beforehand that nothing is re-indexed', async () => {
+    await go('/indexes/posters');
+    await page.getByLabel('Field 2 path').waitFor();
+    await page.getByLabel('Image').nth(1).uncheck();
+    await page.getByText('Changed fields: photo.').waitFor();
+    await page.getByText('No re-index: takes effect at the next search.').waitFor();
+    await page.getByRole('button', { name: 'Apply changes' }).click();
+    await page.getByText('Saved. No re-index was needed.').waitFor();
+    const index = (await send(`${f.search}/v1/indexes/posters`)).body.index;
+    expect(index.mappings.photo).toEqual({ type: 'keyword', index: true });
+    expect(index.mappings['_visual.text']).toEqual({ type: 'text', analyzer: 'standard', index: true });
+  });
+
   it('lists indexes with their size in bytes, as the search service measures it', async () => {
     await go('/indexes');
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'posters' }) });

@@ -27,7 +27,9 @@ function planOf(index, rows, settings) {
       addsVisual ||
       settingChanges.some((k) => reindexingSettings.includes(k) || (k === 'embedder' && index.settings.autoEmbed)));
   const mappings = {};
-  for (const f of [...added, ...changed, ...imageChanged]) mappings[f] = after[f];
+  for (const f of [...added, ...changed]) mappings[f] = after[f];
+  // Sent explicitly, off included: an absent flag keeps the field's current one.
+  for (const f of imageChanged) mappings[f] = { ...after[f], image: after[f].image === true };
   const patch = {};
   if (Object.keys(mappings).length) patch.mappings = mappings;
   if (settingChanges.length) patch.settings = Object.fromEntries(settingChanges.map((k) => [k, settings[k]]));
