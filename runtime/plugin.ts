@@ -22,7 +22,7 @@ export type * from './events/event-types.js';
 export { eventStreamResponse, resumeAfter, type EventStreamOptions } from './events/event-stream.js';
 export type * from './jobs/job-types.js';
 export { terminalJobStates } from './jobs/job-types.js';
-export { InvalidScheduleError, parseInterval } from './jobs/cadence.js';
+export { InvalidScheduleError, parseCadence, parseInterval, type Cadence } from './jobs/cadence.js';
 export { JobNotFoundError } from './jobs/plugin-jobs.js';
 export { defineErrors, formatTemplate, type ErrorFactory, type ErrorSpec, type ErrorTable, type TemplateParams } from './define-errors.js';
 export { permissionNamePattern, type PermissionInfo } from './permissions.js';

@@ -20,7 +20,7 @@ export const errors = defineErrors({
   ingest_format_unsupported: {
     status: 415,
     message: '{reason}',
-    when: '`POST /v1/ingest/{index}` gets a body (or a multipart file) that is not JSON, NDJSON or CSV, judged by its content type, `?format=` or file name. Images are not ingested yet.',
+    when: '`POST /v1/ingest/{index}` gets a body (or a multipart file) that is not JSON, NDJSON, CSV or an image, judged by its content type, `?format=` or file name; or an image of a type the image-metadata pipeline does not decode (WebP, TIFF: it reads PNG, JPEG, GIF and BMP).',
   },
   ingest_multipart_invalid: {
     status: 400,

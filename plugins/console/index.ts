@@ -1,7 +1,8 @@
 import { definePlugin, type HttpMethod } from 'tessera-runtime/plugin';
-import { SEARCH_SERVICE } from '../search/index.js';
+import { IMAGE_METADATA_SERVICE, SEARCH_SERVICE } from '../search/index.js';
 import { errors } from './errors.js';
 import { registerIngestRoutes } from './ingest-routes.js';
+import { registerNextRuns } from './next-runs.js';
 import { consoleOptions } from './options.js';
 import { forward, proxyPrefix } from './proxy.js';
 import { serveUi } from '../ui-kit/serve.js';
@@ -52,7 +53,8 @@ export default definePlugin({
       });
     }
 
-    registerIngestRoutes(ctx, search);
+    registerNextRuns(ctx);
+    registerIngestRoutes(ctx, search, ctx.container.resolve(IMAGE_METADATA_SERVICE));
 
     serveUi(ctx, 'plugins/console/ui', import.meta.url);
   },

@@ -19,6 +19,8 @@ export interface FileSummary {
   items: number;
   indexed: number;
   failed: number;
+  /** An image file: the id of its document, once analysed. */
+  id?: string;
 }
 
 /**

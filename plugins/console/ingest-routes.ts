@@ -1,8 +1,9 @@
 import { mediaType, NotFoundError, type PluginContext, type RouteRequest } from 'tessera-runtime/plugin';
 import { LineTooLongError } from '../bulk/index.js';
-import { canSeeIndex, type SearchService } from '../search/index.js';
+import { canSeeIndex, type ImageMetadataService, type SearchService } from '../search/index.js';
 import { errors } from './errors.js';
 import { csvItems, formatOf, jsonItems, ndjsonItems, StreamBroken, type Format, type Item } from './ingest-formats.js';
+import { analyseImage, imageBodyTypes, imageDocument, imageFailure, imageTypeOf, readImage, unsupportedImage } from './ingest-images.js';
 import { eachFile } from './ingest-multipart.js';
 import { IngestBatch, IngestResult, type FileSummary } from './ingest-result.js';
 import type { ConsoleOptions } from './options.js';
@@ -16,6 +17,7 @@ const accepted = [
   'text/csv',
   'application/csv',
   'application/octet-stream',
+  ...imageBodyTypes,
 ];
 
 function items(format: Format, body: AsyncIterable<Uint8Array>, options: ConsoleOptions, mappings: Record<string, { type: string }>): AsyncGenerator<Item> {
@@ -24,21 +26,19 @@ function items(format: Format, body: AsyncIterable<Uint8Array>, options: Console
   return jsonItems(body, options.maxItemBytes);
 }
 
-function unsupported(what: string, format: ReturnType<typeof formatOf>) {
+function unsupported(what: string) {
   return errors.ingest_format_unsupported({
-    reason:
-      format === 'image'
-        ? `${what} is an image: image ingestion needs the image-metadata extractor, which this build does not have. Send JSON, NDJSON or CSV.`
-        : `${what} is not JSON, NDJSON or CSV: give a content type (application/json, application/x-ndjson, text/csv), a file name ending .json, .ndjson, .jsonl or .csv, or ?format=json|ndjson|csv.`,
+    reason: `${what} is not JSON, NDJSON, CSV or an image: give a content type (application/json, application/x-ndjson, text/csv, image/png, ...), a file name ending .json, .ndjson, .jsonl, .csv, .png, .jpg, .gif or .bmp, or ?format=json|ndjson|csv|image.`,
   });
 }
 
 /**
  * `POST /v1/ingest/{index}`: files rather than JSON bodies. A multipart upload (any number of
- * files) or a raw body of JSON, NDJSON or CSV, streamed into the index through the search
- * service in batches; per-item results like bulk.
+ * files) or a raw body of JSON, NDJSON, CSV or an image, streamed into the index through the
+ * search service in batches; per-item results like bulk. Each image becomes a document with the
+ * search plugin's image metadata (`ImageMetadataService`).
  */
-export function registerIngestRoutes(ctx: PluginContext<ConsoleOptions>, search: SearchService): void {
+export function registerIngestRoutes(ctx: PluginContext<ConsoleOptions>, search: SearchService, images: ImageMetadataService): void {
   ctx.routes.add({
     method: 'POST',
     path: '/v1/ingest/:index',
@@ -46,7 +46,7 @@ export function registerIngestRoutes(ctx: PluginContext<ConsoleOptions>, search:
     throttle: 'heavy',
     accepts: accepted,
     bodyLimit: Number.MAX_SAFE_INTEGER,
-    summary: 'Ingest files (multipart) or a raw JSON, NDJSON or CSV body into an index, streamed in batches, with per-item results',
+    summary: 'Ingest files (multipart) or a raw JSON, NDJSON, CSV or image body into an index, streamed in batches, with per-item results',
     tags: ['console'],
     async handler(request: RouteRequest<unknown, unknown>) {
       const started = performance.now();
@@ -55,10 +55,42 @@ export function registerIngestRoutes(ctx: PluginContext<ConsoleOptions>, search:
       if (info === undefined) throw new NotFoundError('index_not_found', `Index "${index}" does not exist.`, { details: { index } });
       const query = request.query as Record<string, string>;
       const forced = query.format;
-      if (forced !== undefined && !['json', 'ndjson', 'csv'].includes(forced)) throw unsupported(`format "${forced}"`, undefined);
+      if (forced !== undefined && !['json', 'ndjson', 'csv', 'image'].includes(forced)) throw unsupported(`format "${forced}"`);
       const result = new IngestResult(ctx.config.maxErrors);
       const batch = new IngestBatch(search, request.tenant, index, ctx.config.batchDocs, result);
       const took = (): number => Math.round(performance.now() - started);
+      const maxImageBytes = Math.min(ctx.config.maxImageBytes ?? images.maxBytes, images.maxBytes);
+      let imageCount = 0;
+
+      /** One image, read whole (at most maxImageBytes kept), analysed, and added to the batch as one document. */
+      const ingestImage = async (type: string, name: string | null, body: AsyncIterable<Uint8Array>, size?: number): Promise<void> => {
+        const summary = result.file(name, 'image');
+        summary.items = 1;
+        const ref = { file: name, item: 1 };
+        const fail = (e: { code: string; message: string }): void => result.fail(summary, { ...ref, ...e });
+        const refused = unsupportedImage(type, images);
+        if (refused !== undefined) return fail({ code: 'ingest_format_unsupported', message: refused });
+        if (++imageCount > ctx.config.maxImages) {
+          return fail({ code: 'too_many_images', message: `Only the first ${ctx.config.maxImages} images of a request are read (maxImages).` });
+        }
+        const read = size !== undefined && size > maxImageBytes ? { tooLarge: size } : await readImage(body, maxImageBytes, name !== null);
+        if ('tooLarge' in read) {
+          const e = images.tooLarge(read.tooLarge, maxImageBytes);
+          if (name === null) throw e;
+          return fail({ code: e.code, message: e.message });
+        }
+        try {
+          const analysed = await analyseImage(images, read.bytes, request.signal);
+          const id = name ?? query.id ?? analysed.metadata.image.sha256;
+          summary.id = id;
+          const declared = type.startsWith('image/') ? type : `image/${analysed.metadata.image.format}`;
+          await batch.add(imageDocument(id, { name, type: declared }, analysed, images), ref, summary);
+        } catch (err) {
+          const failure = imageFailure(err);
+          if (failure.code === 'internal_error') ctx.log.error({ err, index, file: name }, 'image ingestion failed');
+          fail(failure);
+        }
+      };
 
       const ingest = async (format: Format, name: string | null, body: AsyncIterable<Uint8Array>): Promise<void> => {
         const summary = result.file(name, format);
@@ -80,13 +112,14 @@ export function registerIngestRoutes(ctx: PluginContext<ConsoleOptions>, search:
           request.headers.get('content-type')!,
           request.stream(),
           async (file) => {
-            const format = (forced as Format | undefined) ?? formatOf(file.mimeType, file.filename);
-            if (format === undefined || format === 'image') {
-              const summary = result.file(file.filename, format ?? 'unknown');
-              const e = unsupported(`File "${file.filename}" (${file.mimeType})`, format);
+            const format = (forced as Format | 'image' | undefined) ?? formatOf(file.mimeType, file.filename);
+            if (format === undefined) {
+              const summary = result.file(file.filename, 'unknown');
+              const e = unsupported(`File "${file.filename}" (${file.mimeType})`);
               result.fail(summary, { file: file.filename, item: 0, code: e.code, message: e.message });
               return;
             }
+            if (format === 'image') return ingestImage(imageTypeOf(file.mimeType, file.filename), file.filename, file.stream);
             try {
               await ingest(format, file.filename, file.stream);
             } catch (err) {
@@ -98,8 +131,17 @@ export function registerIngestRoutes(ctx: PluginContext<ConsoleOptions>, search:
           { files: ctx.config.maxFiles },
         );
       } else {
-        const format = (forced as Format | undefined) ?? formatOf(type);
-        if (format === undefined || format === 'image') throw unsupported(`Content-Type "${type}"`, format);
+        const format = (forced as Format | 'image' | undefined) ?? formatOf(type);
+        if (format === undefined) throw unsupported(`Content-Type "${type}"`);
+        if (format === 'image') {
+          const imageType = imageTypeOf(type, null);
+          const refused = unsupportedImage(imageType, images);
+          if (refused !== undefined) throw errors.ingest_format_unsupported({ reason: refused });
+          const length = Number(request.headers.get('content-length') ?? NaN);
+          await ingestImage(imageType, null, request.stream(), Number.isFinite(length) ? length : undefined);
+          await batch.flush();
+          return result.toJSON(took());
+        }
         try {
           await ingest(format, null, request.stream());
         } catch (err) {

@@ -13,6 +13,10 @@ export const consoleOptions = z.strictObject({
   maxErrors: z.number().int().min(0).default(1000),
   /** Files read from one multipart upload; the rest are ignored. @default 100 */
   maxFiles: z.number().int().min(1).max(10_000).default(100),
+  /** Images read from one request; later ones fail with `too_many_images`. @default 50 */
+  maxImages: z.number().int().min(1).max(10_000).default(50),
+  /** Largest image, in bytes; the search plugin's `images.maxBytes` (20 MiB by default) when unset, and never above it. */
+  maxImageBytes: z.number().int().min(1024).optional(),
 });
 
 export type ConsoleOptions = z.output<typeof consoleOptions>;

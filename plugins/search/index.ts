@@ -11,6 +11,7 @@ import type { SearchService } from './service.js';
 import { imageErrors } from './image/image-errors.js';
 import { registerImageFeatures } from './image/image-plugin.js';
 import { imageFieldsOf } from './image/visual-mappings.js';
+import { indexSizes } from './index-size.js';
 import { Autocomplete, type AutocompleteService } from './autocomplete/autocomplete-service.js';
 import { registerAutocompleteRoutes } from './autocomplete/routes.js';
 import { ConfigPlans } from './config-plan/config-apply.js';
@@ -107,7 +108,11 @@ export default definePlugin({
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
     engine.onWrite = (index) => background.scheduleMerge(index);
-    engine.indexStats = (tenant, name, index) => (imageFieldsOf(index.record.mappings).length > 0 ? { visual: images.visual.statsOf(tenant, name) } : {});
+    const sizeOf = indexSizes(ctx.store);
+    engine.indexStats = (tenant, name, index) => ({
+      ...sizeOf(index),
+      ...(imageFieldsOf(index.record.mappings).length > 0 ? { visual: images.visual.statsOf(tenant, name) } : {}),
+    });
     images.attach(engine);
     const autocomplete = new Autocomplete({
       engine: () => engine,
@@ -132,6 +137,9 @@ export default definePlugin({
 
 export { canSeeIndex, indexPatternPattern, tokenMayUse } from './index-scope.js';
 export { visualTerms, type VisualTerm, type VisualTermType } from './image/visual-terms.js';
+export { IMAGE_METADATA_SERVICE, type ImageMetadataService, type AnalysedBytes } from './image/image-metadata-service.js';
+export type { ImageMetadata } from './image/image-metadata.js';
+export type { VisualDocumentField } from './image/visual-extraction.js';
 export type { SearchEngine } from './search-engine.js';
 export type * from './service.js';
 export { SuggestionDictionary, type SuggestionEntry, type DictionaryMatch } from './autocomplete/suggestion-dictionary.js';

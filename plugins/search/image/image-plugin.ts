@@ -4,6 +4,7 @@ import type { SearchOptions } from '../options.js';
 import type { SearchEngine } from '../search-engine.js';
 import { ImageAnalyzer } from './image-analyzer.js';
 import type { ImageMetadata } from './image-metadata.js';
+import { createImageMetadataService, IMAGE_METADATA_SERVICE } from './image-metadata-service.js';
 import { readImageSource, type ImageSourceContext } from './image-source.js';
 import { VisualExtraction } from './visual-extraction.js';
 
@@ -27,13 +28,15 @@ export function registerImageFeatures(ctx: PluginContext<SearchOptions>): { atta
     outbound: ctx.outbound,
     ...(signal ? { signal } : {}),
   });
+  const cache = ctx.store.db<ImageMetadata, string>('visual-cache');
   const visual = new VisualExtraction({
     jobs: ctx.jobs,
     log: ctx.log,
     analyzer: images,
     sources: () => sources(),
-    cache: ctx.store.db<ImageMetadata, string>('visual-cache'),
+    cache,
   });
+  ctx.provide(IMAGE_METADATA_SERVICE, { useValue: createImageMetadataService({ analyzer: images, cache, maxBytes: ctx.config.images.maxBytes }) });
 
   ctx.routes.add({
     method: 'POST',

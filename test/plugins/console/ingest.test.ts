@@ -84,21 +84,31 @@ describe('POST /v1/ingest/{index}', () => {
     expect(await doc('k1')).toEqual({ id: 'k1', title: 'kept' });
   });
 
-  it('takes several files in one multipart upload, each by its type or extension, and reports images as not supported', async () => {
+  it('takes several files in one multipart upload, each by its type or extension; a file of no known type or a broken image fails alone', async () => {
     const form = new FormData();
     form.append('file', new Blob(['{"id":"m1","title":"from ndjson"}\n'], { type: 'application/octet-stream' }), 'a.ndjson');
     form.append('file', new Blob(['id,title\nm2,from csv\n'], { type: 'text/csv' }), 'b.csv');
     form.append('file', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' }), 'c.png');
     form.append('file', new Blob(['[{"id":"m3","title":"from json"}]'], { type: 'application/json' }), 'd.json');
+    form.append('file', new Blob(['hello'], { type: 'text/plain' }), 'e.txt');
     const { status, body } = await ingest(form);
     expect(status).toBe(200);
     expect(body.files).toEqual([
       { name: 'a.ndjson', format: 'ndjson', items: 1, indexed: 1, failed: 0 },
       { name: 'b.csv', format: 'csv', items: 1, indexed: 1, failed: 0 },
-      { name: 'c.png', format: 'image', items: 0, indexed: 0, failed: 1 },
+      { name: 'c.png', format: 'image', items: 1, indexed: 0, failed: 1 },
       { name: 'd.json', format: 'json', items: 1, indexed: 1, failed: 0 },
+      { name: 'e.txt', format: 'unknown', items: 0, indexed: 0, failed: 1 },
     ]);
-    expect(body.errors).toEqual([{ file: 'c.png', item: 0, code: 'ingest_format_unsupported', message: expect.stringContaining('image ingestion needs') }]);
+    expect(body.errors).toEqual([
+      { file: 'c.png', item: 1, code: 'invalid_image', message: 'The image cannot be decoded: not a PNG, JPEG, GIF or BMP image' },
+      {
+        file: 'e.txt',
+        item: 0,
+        code: 'ingest_format_unsupported',
+        message: expect.stringContaining('File "e.txt" (text/plain) is not JSON, NDJSON, CSV or an image'),
+      },
+    ]);
     expect(await doc('m2')).toEqual({ id: 'm2', title: 'from csv' });
   });
 

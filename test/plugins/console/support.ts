@@ -22,7 +22,9 @@ export interface Fleet {
  * sign-in when auth is on), crawler and scanner, each on its own listener; `graph` adds the
  * knowledge graph to the search listener, as the default manifest does.
  */
-export async function startFleet(options: { auth?: boolean; graph?: boolean; extraListener?: Record<string, unknown> } = {}): Promise<Fleet> {
+export async function startFleet(
+  options: { auth?: boolean; graph?: boolean; extraListener?: Record<string, unknown>; console?: Record<string, unknown> } = {},
+): Promise<Fleet> {
   const root = tempDir('tessera-console-root-');
   mkdirSync(path.join(root, 'docs'));
   const auth = options.auth ?? false;
@@ -36,7 +38,7 @@ export async function startFleet(options: { auth?: boolean; graph?: boolean; ext
     ],
     plugins: {
       search: {},
-      console: {},
+      console: options.console ? { options: options.console } : {},
       crawler: { options: { allowPrivateAddresses: true } },
       scanner: { options: { roots: [root] } },
       ...(auth ? { rbac: {} } : {}),

@@ -179,7 +179,7 @@ describe.skipIf(!hasChromium)('control plane in Chromium', { timeout: 60_000 }, 
   it('uploads an NDJSON and a CSV file with per-file results', async () => {
     await page.getByRole('link', { name: 'Documents' }).click();
     await heading().filter({ hasText: 'Documents of library' }).waitFor();
-    await page.getByLabel('Files (.json, .ndjson, .jsonl, .csv)').setInputFiles([path.join(files, 'books.ndjson'), path.join(files, 'more.csv')]);
+    await page.getByLabel('Files (.json, .ndjson, .jsonl, .csv, or images').setInputFiles([path.join(files, 'books.ndjson'), path.join(files, 'more.csv')]);
     await page.getByRole('button', { name: 'Upload files' }).click();
     await page.getByText('5 items read · 5 indexed · 0 failed').waitFor();
     await page.getByRole('cell', { name: 'books.ndjson' }).waitFor();
@@ -195,7 +195,7 @@ describe.skipIf(!hasChromium)('control plane in Chromium', { timeout: 60_000 }, 
     expect(await source.innerText()).toContain(JSON.stringify(xssTitle).slice(1, -1).replace(/\\"/g, '\\"'));
     expect(await page.locator('main img').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
-    await page.getByText('Vector: embedded by the index (autoEmbed, 64 dimensions)').waitFor();
+    await page.getByTestId('doc-vector').filter({ hasText: 'yes present: embedded by the index (autoEmbed, 64 dimensions)' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, '05-document');
   });

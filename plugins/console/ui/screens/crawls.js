@@ -45,8 +45,55 @@ function CrawlJob({ jobId }) {
   </section>`;
 }
 
+/** The query of `GET /api/console/next-runs` for the form's cadence. */
+function cadenceQuery(f) {
+  const q = new URLSearchParams({ count: '5' });
+  if (f.timing === 'interval') q.set('interval', f.every.trim());
+  else {
+    q.set('cron', f.cron.trim());
+    if (f.timezone.trim()) q.set('timezone', f.timezone.trim());
+  }
+  return q.toString();
+}
+
+/** A run's time in the cron's time zone (the browser's for an interval), with the zone named. */
+function runTime(iso, zone) {
+  const options = { year: 'numeric', month: 'short', day: 'numeric', weekday: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+  return new Date(iso).toLocaleString(undefined, zone ? { ...options, timeZone: zone } : options);
+}
+
+/**
+ * The next five runs of the cadence being typed, computed by the control plane with the
+ * scheduler's own code (an answer to older text is dropped), or why the cadence is invalid.
+ */
+export function NextRuns({ query }) {
+  const runs = useResource(() => request('/api/console/next-runs?' + query), [query]);
+  return html`<div class="next-runs" aria-live="polite">
+    ${
+      runs.error
+        ? html`<small class="error-text" role="alert" data-testid="cadence-error">${runs.error.message}</small>`
+        : runs.data
+          ? html`<p class="muted">Next runs${runs.data.timezone ? ' (' + runs.data.timezone + ')' : ''}:</p>
+              <ol data-testid="next-runs">
+                ${runs.data.runs.map((t) => html`<li><time datetime=${t}>${runTime(t, runs.data.timezone)}</time></li>`)}
+              </ol>`
+          : null
+    }
+  </div>`;
+}
+
 function CreateSchedule({ onCreated }) {
-  const [f, setF] = useState({ name: '', seeds: '', timing: 'interval', every: '6h', cron: '0 3 * * *', index: '', maxPages: '100', maxDepth: '5' });
+  const [f, setF] = useState({
+    name: '',
+    seeds: '',
+    timing: 'interval',
+    every: '6h',
+    cron: '0 3 * * *',
+    timezone: '',
+    index: '',
+    maxPages: '100',
+    maxDepth: '5',
+  });
   const [error, setError] = useState(null);
   const set = (k) => (v) => setF({ ...f, [k]: v });
   const submit = async (e) => {
@@ -54,7 +101,7 @@ function CreateSchedule({ onCreated }) {
     setError(null);
     const body = {
       name: f.name,
-      ...(f.timing === 'interval' ? { interval: f.every } : { cron: f.cron }),
+      ...(f.timing === 'interval' ? { interval: f.every } : { cron: f.cron, ...(f.timezone.trim() ? { timezone: f.timezone.trim() } : {}) }),
       config: { seeds: f.seeds.split(/\s+/).filter(Boolean), maxPages: Number(f.maxPages), maxDepth: Number(f.maxDepth) },
       ...(f.index ? { autoIndex: { enabled: true, index: f.index } } : {}),
     };
@@ -82,8 +129,12 @@ function CreateSchedule({ onCreated }) {
       ${
         f.timing === 'interval'
           ? html`<${Input} label="Interval" value=${f.every} onInput=${set('every')} hint="30s, 15m, 6h, 1d" />`
-          : html`<${Input} label="Cron expression (UTC)" value=${f.cron} onInput=${set('cron')} hint="five fields, or @daily" />`
+          : html`<div class="row">
+              <${Input} label="Cron expression" value=${f.cron} onInput=${set('cron')} hint="five fields, or @daily" />
+              <${Input} label="Time zone" value=${f.timezone} onInput=${set('timezone')} hint="IANA name such as Europe/Paris; empty: UTC" />
+            </div>`
       }
+      <${NextRuns} query=${cadenceQuery(f)} />
     </fieldset>
     <div class="row">
       <${Input} label="Index to feed" value=${f.index} onInput=${set('index')} hint="Created on first use; empty: crawl without indexing." />

@@ -1,8 +1,9 @@
 import { html, useState } from '../lib/preact.js';
 import { getCsrfToken, request, urlFor } from '../lib/api.js';
-import { Button, ErrorBox, Input, Json, Loading, Notice, Page, Table, useResource } from '../lib/components.js';
+import { Badge, Button, ErrorBox, Input, Json, Loading, Notice, Page, Table, useResource } from '../lib/components.js';
 import { Link, useLocation } from '../lib/router.js';
 import { IngestPanel } from './ingest-panel.js';
+import { VisualView, imageFieldsOf } from './visual-view.js';
 
 const pageSize = 20;
 
@@ -11,14 +12,17 @@ function preview(source) {
   return text.length > 160 ? text.slice(0, 160) + '…' : text;
 }
 
-/** Where the document's vector comes from: its own `_vector`, the index's embedder, or none. */
-function vectorOf(document, settings) {
-  if (Array.isArray(document._vector)) return `stored with the document (${document._vector.length} dimensions)`;
-  if (settings && settings.autoEmbed) return `embedded by the index (autoEmbed, ${settings.vectorDimensions} dimensions)`;
-  return 'none';
+/** Whether the document has a vector and where it comes from: its own `_vector`, the index's embedder, or none. */
+export function vectorOf(document, settings) {
+  if (Array.isArray(document._vector)) return { present: true, text: `present: stored with the document (${document._vector.length} dimensions)` };
+  if (settings && settings.autoEmbed) return { present: true, text: `present: embedded by the index (autoEmbed, ${settings.vectorDimensions} dimensions)` };
+  if (settings && settings.vectorDimensions)
+    return { present: false, text: `none: the document has no _vector and the index does not embed (${settings.vectorDimensions} dimensions)` };
+  return { present: false, text: 'none: the index has no vector settings' };
 }
 
-function DocumentView({ index, id, settings, onDeleted, onClose }) {
+function DocumentView({ index, id, info, onDeleted, onClose }) {
+  const settings = info && info.settings;
   const base = '/v1/indexes/' + encodeURIComponent(index);
   const doc = useResource(() => request(urlFor('search', base + '/documents/' + encodeURIComponent(id))), [id]);
   const [error, setError] = useState(null);
@@ -35,7 +39,15 @@ function DocumentView({ index, id, settings, onDeleted, onClose }) {
     <${ErrorBox} error=${doc.error || error} />
     ${
       doc.data
-        ? html`<p>Vector: ${vectorOf(doc.data.document, settings)}</p>
+        ? html`<p>
+              <strong>Vector:</strong>${' '}
+              <span data-testid="doc-vector"
+                ><${Badge} kind=${vectorOf(doc.data.document, settings).present ? 'good' : 'neutral'}
+                  >${vectorOf(doc.data.document, settings).present ? 'yes' : 'no'}<//
+                >${' ' + vectorOf(doc.data.document, settings).text}</span
+              >
+            </p>
+            <${VisualView} document=${doc.data.document} imageFields=${imageFieldsOf(info && info.mappings)} />
             <${Json} value=${doc.data.document} label=${'Source of document ' + id} />`
         : html`<${Loading} />`
     }
@@ -67,14 +79,14 @@ export default function Documents({ params }) {
     actions=${html`<${Link} class="btn btn-secondary" href=${'/indexes/' + encodeURIComponent(index)}>Index settings<//>`}
   >
     ${message ? html`<${Notice} kind="success">${message}<//>` : null}
-    <${IngestPanel} index=${index} csrf=${getCsrfToken} onDone=${() => (list.reload(), info.reload())} />
+    <${IngestPanel} index=${index} csrf=${getCsrfToken} onDone=${() => (list.reload(), info.reload())} onOpen=${setSelected} />
     ${
       selected
         ? html`<${DocumentView}
             key=${selected}
             index=${index}
             id=${selected}
-            settings=${info.data && info.data.index.settings}
+            info=${info.data && info.data.index}
             onClose=${() => setSelected(null)}
             onDeleted=${() => {
               setMessage(`Document ${selected} deleted.`);

@@ -38,7 +38,7 @@ export function swatchColour(name, hex) {
   return known;
 }
 
-function Swatch({ colour }) {
+export function Swatch({ colour }) {
   const css = swatchColour(colour.name, colour.hex);
   // Set through the CSSOM (Preact's style object), which the CSP's style-src does not govern; the
   // value is a validated #rrggbb or a constant of this file.

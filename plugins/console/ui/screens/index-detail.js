@@ -1,6 +1,6 @@
 import { html, useEffect, useMemo, useState } from '../lib/preact.js';
 import { request, urlFor } from '../lib/api.js';
-import { Button, ConfirmByName, ErrorBox, Json, Loading, Notice, Page, TextArea, formatTime, useResource } from '../lib/components.js';
+import { Button, ConfirmByName, ErrorBox, Json, Loading, Notice, Page, TextArea, formatBytes, formatTime, useResource } from '../lib/components.js';
 import { Link, navigate } from '../lib/router.js';
 import { MappingEditor, mappingIssues, mappingsToRows, rowsToMappings, serverIssuesByRow } from './mapping-editor.js';
 
@@ -15,16 +15,25 @@ function planOf(index, rows, settings) {
   const changed = Object.keys(after).filter(
     (f) => before[f] && ((after[f].analyzer || before[f].analyzer) !== before[f].analyzer || (after[f].index !== false) !== before[f].index),
   );
+  // Turning image on or off applies to documents written from then on: no re-index by itself.
+  const imageChanged = Object.keys(after).filter((f) => before[f] && !changed.includes(f) && (after[f].image === true) !== (before[f].image === true));
+  // ...but the first image field adds the `_visual.*` mappings, which the stored documents are re-read for.
+  const addsVisual = !before['_visual.text'] && Object.values(after).some((m) => m.image === true);
   const settingChanges = Object.keys(settings).filter((k) => JSON.stringify(settings[k]) !== JSON.stringify(index.settings[k]));
   const reindex =
     index.docCount > 0 &&
-    (added.length > 0 || changed.length > 0 || settingChanges.some((k) => reindexingSettings.includes(k) || (k === 'embedder' && index.settings.autoEmbed)));
+    (added.length > 0 ||
+      changed.length > 0 ||
+      addsVisual ||
+      settingChanges.some((k) => reindexingSettings.includes(k) || (k === 'embedder' && index.settings.autoEmbed)));
   const mappings = {};
   for (const f of [...added, ...changed]) mappings[f] = after[f];
+  // Sent explicitly, off included: an absent flag keeps the field's current one.
+  for (const f of imageChanged) mappings[f] = { ...after[f], image: after[f].image === true };
   const patch = {};
   if (Object.keys(mappings).length) patch.mappings = mappings;
   if (settingChanges.length) patch.settings = Object.fromEntries(settingChanges.map((k) => [k, settings[k]]));
-  return { added, changed, settingChanges, reindex, patch };
+  return { added, changed: [...changed, ...imageChanged], settingChanges, reindex, patch };
 }
 
 function EditIndex({ index, onSaved }) {
@@ -64,7 +73,7 @@ function EditIndex({ index, onSaved }) {
   };
   return html`<section class="panel" aria-labelledby="edit-index">
     <h2 id="edit-index">Mappings and settings</h2>
-    <p class="muted">Existing fields keep their type (a type change needs a new index); their analyzer and indexed flag can change.</p>
+    <p class="muted">Existing fields keep their type (a type change needs a new index); their analyzer, indexed and image flags can change.</p>
     <${MappingEditor} rows=${rows} onChange=${setRows} issues=${{ ...serverIssuesByRow(error, rows), ...clientIssues }} lockExisting=${true} />
     <${TextArea} label="Settings (JSON)" value=${settingsText} onInput=${setSettingsText} error=${settingsError} rows=${10} />
     ${
@@ -85,6 +94,13 @@ function EditIndex({ index, onSaved }) {
       >${busy ? 'Applying…' : 'Apply changes'}<//
     >
   </section>`;
+}
+
+/** The index's bytes in the store, with what they are made of. */
+function sizeText(stats) {
+  if (stats.bytes === undefined) return 'size unknown';
+  const s = stats.sizes || {};
+  return `${formatBytes(stats.bytes)} stored (sources ${formatBytes(s.documents)}, segments ${formatBytes(s.segments)}, vector graphs ${formatBytes(s.graphs)})`;
 }
 
 export default function IndexDetail({ params }) {
@@ -118,8 +134,8 @@ export default function IndexDetail({ params }) {
           ? html`<${Loading} />`
           : null
         : html`<p>
-              ${index.docCount} documents · ${index.stats.segments} segments · ${index.stats.deletedDocs} deleted not yet merged · created
-              ${formatTime(index.createdAt)} · updated ${formatTime(index.updatedAt)}
+              ${index.docCount} documents · ${index.stats.segments} segments · ${index.stats.deletedDocs} deleted not yet merged · ${sizeText(index.stats)} ·
+              created ${formatTime(index.createdAt)} · updated ${formatTime(index.updatedAt)}
             </p>
             ${
               index.stats.embedder

@@ -1,6 +1,6 @@
 import { html, useMemo, useState } from '../lib/preact.js';
 import { request, urlFor } from '../lib/api.js';
-import { Button, Checkbox, ErrorBox, Input, Loading, Page, Select, Table, formatTime, useResource } from '../lib/components.js';
+import { Button, Checkbox, ErrorBox, Input, Loading, Page, Select, Table, formatBytes, formatTime, useResource } from '../lib/components.js';
 import { Link, navigate } from '../lib/router.js';
 import { MappingEditor, mappingIssues, rowsToMappings, serverIssuesByRow } from './mapping-editor.js';
 
@@ -86,6 +86,10 @@ export default function Indexes() {
               columns=${[
                 { label: 'Name', render: (i) => html`<${Link} href=${'/indexes/' + encodeURIComponent(i.name)}>${i.name}<//>` },
                 { label: 'Documents', render: (i) => String(i.docCount) },
+                {
+                  label: 'Size',
+                  render: (i) => html`<span title=${i.stats.bytes === undefined ? '' : i.stats.bytes + ' bytes'}>${formatBytes(i.stats.bytes)}</span>`,
+                },
                 { label: 'Segments', render: (i) => String(i.stats.segments) },
                 { label: 'Deleted (unmerged)', render: (i) => String(i.stats.deletedDocs) },
                 { label: 'Fields', render: (i) => String(i.stats.fields) },

@@ -3,6 +3,7 @@ import { request } from '../lib/api.js';
 import { Button, ErrorBox, Field, Notice, Select, Table, TextArea } from '../lib/components.js';
 
 const types = { json: 'application/json', ndjson: 'application/x-ndjson', csv: 'text/csv' };
+const accepted = '.json,.ndjson,.jsonl,.csv,.png,.jpg,.jpeg,.gif,.bmp,image/png,image/jpeg,image/gif,image/bmp';
 
 /** Upload with progress (fetch has no upload progress): multipart to POST /v1/ingest/{index}. */
 function upload(url, files, csrf, onProgress) {
@@ -29,7 +30,7 @@ function upload(url, files, csrf, onProgress) {
   });
 }
 
-function Result({ result }) {
+function Result({ result, onOpen }) {
   if (!result) return null;
   return html`<div>
     <${Notice} kind=${result.failed ? 'warn' : 'success'}>
@@ -44,6 +45,13 @@ function Result({ result }) {
         { label: 'Items', render: (f) => String(f.items) },
         { label: 'Indexed', render: (f) => String(f.indexed) },
         { label: 'Failed', render: (f) => String(f.failed) },
+        {
+          label: 'Document',
+          render: (f) =>
+            f.id !== undefined && f.indexed > 0
+              ? html`<button type="button" class="link" onClick=${() => onOpen(f.id)} aria-label=${'Open document ' + f.id}>${f.id}</button>`
+              : '–',
+        },
       ]}
     />
     ${
@@ -65,7 +73,7 @@ function Result({ result }) {
 }
 
 /** Add documents by paste (JSON, NDJSON or CSV) or by files, through the ingestion API. */
-export function IngestPanel({ index, csrf, onDone }) {
+export function IngestPanel({ index, csrf, onDone, onOpen }) {
   const [format, setFormat] = useState('ndjson');
   const [text, setText] = useState('');
   const [files, setFiles] = useState([]);
@@ -116,14 +124,18 @@ export function IngestPanel({ index, csrf, onDone }) {
           run(() => upload(url, files, csrf(), setProgress));
         }}
       >
-        <${Field} label="Files (.json, .ndjson, .jsonl, .csv)">
-          ${(a) => html`<input type="file" multiple accept=".json,.ndjson,.jsonl,.csv" onChange=${(e) => setFiles([...e.currentTarget.files])} ...${a} />`}
+        <${Field}
+          label="Files (.json, .ndjson, .jsonl, .csv, or images: .png, .jpg, .gif, .bmp)"
+          hint="Each image becomes a document with its text (OCR), colours, motifs and tags; its id is the file name."
+        >
+          ${(a) => html`<input type="file" multiple accept=${accepted} onChange=${(e) => setFiles([...e.currentTarget.files])} ...${a} />`}
         <//>
         ${progress !== null ? html`<progress max="1" value=${progress} aria-label="Upload progress">${Math.round(progress * 100)}%</progress>` : null}
+        ${progress === 1 ? html`<p role="status" class="muted">Uploaded: the server is reading and indexing the files…</p>` : null}
         <${Button} kind="primary" type="submit" disabled=${files.length === 0 || progress !== null}>Upload files<//>
       </form>
     </div>
     <${ErrorBox} error=${error} />
-    <${Result} result=${result} />
+    <${Result} result=${result} onOpen=${onOpen} />
   </section>`;
 }
