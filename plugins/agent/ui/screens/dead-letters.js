@@ -30,7 +30,7 @@ function Record({ r, onReplayed }) {
     </h3>
     <p><strong>${r.error.code || 'error'}</strong> ${r.error.message}</p>
     <p class="muted">
-      Job <code>${r.jobId}</code> · ${r.attempts.length} attempt(s) · first failure ${when(r.firstFailureAt)} · last ${when(r.lastFailureAt)}
+      Job <code>${r.jobId}</code>${' '} ${`· ${r.attempts.length} attempt(s) · first failure ${when(r.firstFailureAt)} · last ${when(r.lastFailureAt)}`}
       ${r.replayOf ? html` · replay of <code>${r.replayOf}</code>` : null}
     </p>
     <details>

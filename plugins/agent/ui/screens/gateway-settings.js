@@ -31,8 +31,7 @@ export function CacheStats() {
             <dd>${count(s.entries)}</dd>
             <dt>Hit rate</dt>
             <dd>
-              ${(s.hitRate * 100).toFixed(1)}% (${count(s.hits)} hits: ${count(s.exactHits)} exact, ${count(s.semanticHits)} semantic; ${count(s.misses)}
-              misses)
+              ${`${(s.hitRate * 100).toFixed(1)}% (${count(s.hits)} hits: ${count(s.exactHits)} exact, ${count(s.semanticHits)} semantic; ${count(s.misses)} misses)`}
             </dd>
             <dt>Saved</dt>
             <dd>${count(s.tokensSaved)} tokens, ${usd(s.dollarsSaved)}</dd>
@@ -108,8 +107,7 @@ export function BudgetSettings() {
             <${Select} label="Engagement mode" value=${mode} onChange=${setMode} options=${modes} />
             <${Checkbox} label="Strip the model's reasoning from answers (its tokens still count)" checked=${suppress} onChange=${setSuppress} />
             <p class="muted">
-              Now: escalation up to ${b.limits.maxEscalation} tier(s), ${b.limits.candidatesPerTier} candidates per tier, ${b.limits.maxIterations}
-              iteration(s).
+              ${`Now: escalation up to ${b.limits.maxEscalation} tier(s), ${b.limits.candidatesPerTier} candidates per tier, ${b.limits.maxIterations} iteration(s).`}
             </p>
             <${ErrorBox} error=${error} />
             ${saved ? html`<${Notice} kind="success">Budget saved.<//>` : null}

@@ -43,18 +43,23 @@ export default function JobDetail({ params }) {
   const diff = j.diff || (attempts.length ? attempts[attempts.length - 1].diff : null);
   const ticketUrl = j.ticket.url && safeUrl(j.ticket.url);
   return html`<${Page} title=${j.ticket.title} actions=${terminal.has(j.state) ? null : html`<${Button} kind="danger" onClick=${cancel}>Cancel the job<//>`}>
-    <p>
-      <${Badge} kind=${stateKind(j.state)}>${stateLabel(j.state)}<//> <code>${j.id}</code> · ticket
-      <code>${j.ticket.ticket_id}</code> ${ticketUrl ? html` (<a href=${ticketUrl} rel="noopener noreferrer" target="_blank">source</a>)` : null} ·
-      <code>${j.ticket.repo_name}</code> · total ${usd(j.costUsd)} · <${Link} href="/jobs">all jobs<//>
+    <p class="meta-line">
+      <${Badge} kind=${stateKind(j.state)}>${stateLabel(j.state)}<//>
+      <span>Job <code>${j.id}</code></span>
+      <span>Ticket <code>${j.ticket.ticket_id}</code></span>
+      ${ticketUrl ? html`<a href=${ticketUrl} rel="noopener noreferrer" target="_blank">Ticket source</a>` : null}
+      <span>Repository <code>${j.ticket.repo_name}</code></span>
+      <span>${'Total cost ' + usd(j.costUsd)}</span>
+      <${Link} href="/jobs">All jobs<//>
     </p>
     <${ErrorBox} error=${cancelError} />
     ${j.error ? html`<${ErrorBox} error=${j.error} />` : null}
     ${
       pr
-        ? html`<p>
-            Pull request: <a href=${pr.url} rel="noopener noreferrer" target="_blank">#${pr.number}</a> on branch <code>${j.branch || '–'}</code>
-            ${j.commit ? html`, commit <code>${j.commit.slice(0, 12)}</code>` : null}
+        ? html`<p class="meta-line">
+            <span>Pull request <a href=${pr.url} rel="noopener noreferrer" target="_blank">#${pr.number}</a></span>
+            ${j.branch ? html`<span>Branch <code>${j.branch}</code></span>` : null}
+            ${j.commit ? html`<span>Commit <code>${j.commit.slice(0, 12)}</code></span>` : null}
           </p>`
         : null
     }

@@ -10,8 +10,8 @@ function SyncReport({ report }) {
   const c = report.changes || { added: [], updated: [], removed: [] };
   return html`<div class="alert alert-success" role="status">
     <p>
-      Synced from <code>${report.source}</code> at ${new Date(report.syncedAt).toLocaleString()}: ${report.added} added, ${report.updated} updated,
-      ${report.removed} removed, ${report.unchanged} unchanged, ${report.skipped} skipped.
+      Synced from <code>${report.source}</code> at ${new Date(report.syncedAt).toLocaleString()}:${' '}
+      ${`${report.added} added, ${report.updated} updated, ${report.removed} removed, ${report.unchanged} unchanged, ${report.skipped} skipped.`}
     </p>
     ${['added', 'updated', 'removed'].map((k) =>
       c[k] && c[k].length ? html`<p>${k[0].toUpperCase() + k.slice(1)}: ${c[k].map((id, i) => html`${i ? ', ' : ''}<code>${id}</code>`)}</p>` : null,
@@ -69,7 +69,7 @@ export default function Models() {
     {
       label: 'Actions',
       render: (m) =>
-        html`<${Button} kind="ghost" aria-label=${'Remove ' + m.id} onClick=${() => (setRemoveError(null), setRemoving(m))}
+        html`<${Button} kind="ghost" aria-label=${(m.custom ? 'Remove ' : 'Hide ') + m.id} onClick=${() => (setRemoveError(null), setRemoving(m))}
           >${m.custom ? 'Remove' : 'Hide'}<//
         >`,
     },
@@ -82,8 +82,8 @@ export default function Models() {
     ${
       removed
         ? html`<${Notice} kind="success"
-            ><code>${removed.removed.id}</code> ${removed.removed.action === 'deleted' ? 'removed' : removed.removed.action} (tier ${removed.removed.tier});
-            ${removed.cacheEntriesPurged} cache entries purged.<//
+            ><code>${removed.removed.id}</code>${' '}
+            ${`${removed.removed.action === 'deleted' ? 'removed' : removed.removed.action} (tier ${removed.removed.tier}); ${removed.cacheEntriesPurged} cache entries purged.`}<//
           >`
         : null
     }

@@ -71,8 +71,8 @@ export function ProviderSettings() {
     ${
       c
         ? html`<p>
-              Provider: <code>${c.baseUrl}</code> (${c.baseUrlSource === 'tenant' ? "this tenant's" : "the manifest's"}). API key:
-              <strong>${c.apiKey.configured ? 'set, ending in ' + c.apiKey.last4 : 'not set'}</strong>. Next scheduled sync: ${when(c.nextSyncAt)}.
+              Provider: <code>${c.baseUrl}</code> ${c.baseUrlSource === 'tenant' ? "(this tenant's)." : "(the manifest's)."}${' '}
+              ${'API key: '}<strong>${c.apiKey.configured ? 'set, ending in ' + c.apiKey.last4 : 'not set'}</strong>${'. Next scheduled sync: ' + when(c.nextSyncAt) + '.'}
             </p>
             <form onSubmit=${submit}>
               <${Input}

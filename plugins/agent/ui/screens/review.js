@@ -69,13 +69,13 @@ export default function Review() {
       a
         ? html`<section class="card" aria-labelledby="verdict">
             <h2 id="verdict" tabindex="-1">
-              Verdict: <${Badge} kind=${verdictKind[a.verdict] || 'neutral'}>${verdictText[a.verdict] || a.verdict}<//>
+              Verdict: <${Badge} kind=${verdictKind[a.verdict] || 'neutral'}>${verdictText[a.verdict] || a.verdict}<//>${' '}
               <span class="muted">score ${a.score}</span>
             </h2>
             <p>${a.summary}</p>
             <p class="muted">
-              Base commit <code>${a.baseCommit}</code>. ${a.model ? 'Model: ' + a.model : 'Deterministic checks only (no model review).'}
-              ${a.posted ? ` Posted as review ${a.posted.reviewId}.` : ''}
+              Base commit <code>${a.baseCommit}</code>.${' '}
+              ${(a.model ? 'Model: ' + a.model + '.' : 'Deterministic checks only (no model review).') + (a.posted ? ` Posted as review ${a.posted.reviewId}.` : '')}
             </p>
             <${Table}
               caption="Findings"
