@@ -35,7 +35,7 @@ describe('agent console mounted at / beside the /api/v1 routes', () => {
       const catalog = await get('/api/v1/models/catalog', accept);
       expect(catalog.status).toBe(200);
       expect(catalog.headers.get('content-type')).toMatch(/^application\/json/);
-      expect((await catalog.json()).tiers).toHaveLength(10);
+      expect(((await catalog.json()) as { tiers: unknown[] }).tiers).toHaveLength(10);
       const dlq = await get('/api/v1/telemetry/dlq', accept);
       expect(await dlq.json()).toEqual({ ok: true, records: [] });
     }
@@ -45,7 +45,7 @@ describe('agent console mounted at / beside the /api/v1 routes', () => {
     // An unknown API path asked for JSON (as the console's client asks) is the runtime's 404, not the page.
     const missing = await get('/api/v1/no-such-route', 'application/json');
     expect(missing.status).toBe(404);
-    expect((await missing.json()).ok).toBe(false);
+    expect(((await missing.json()) as { ok: boolean }).ok).toBe(false);
     // A missing script is a 404, never the page.
     expect((await get('/screens/no-such-screen.js', '*/*')).status).toBe(404);
   });

@@ -233,7 +233,9 @@ describe.skipIf(!hasChromium)('agent console in Chromium', { timeout: 60_000 }, 
     ]);
     // Each finding sits under the new line it is about, in the side-by-side diff.
     const table = page.getByRole('table', { name: /calc\/ops\.py: old version on the left/ });
-    const lines = await table.locator('tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+    const lines = await table
+      .locator('tr')
+      .evaluateAll((rows) => rows.map((r) => (r as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()));
     const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
     expect(at(/secret\.aws-access-key/)).toBe(at(/9 added: AWS_KEY = "AKIAIOSFODNN7EXAMPLE"/) + 1);
     expect(at(/dangerous\.eval/)).toBe(at(/14 added: return eval/) + 1);
