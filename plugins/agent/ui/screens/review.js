@@ -47,7 +47,7 @@ export default function Review() {
       <h2 id="review-form">Review a change</h2>
       <${Input} label="Repository" value=${repo} onInput=${setRepo} error=${repoError} hint="owner/repo, as the agent knows it." autocomplete="off" />
       <${Select}
-        label="Review"
+        label="What to review"
         value=${source}
         onChange=${setSource}
         options=${[

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapLine } from '../../rbac/helpers.js';
@@ -61,9 +62,17 @@ describe.skipIf(!hasChromium)('agent console in Chromium', { timeout: 60_000 }, 
   });
 
   it('sends a signed-out user to sign-in and signs in with a key through the HttpOnly session cookie', async () => {
+    const scripts = new Map<string, number>();
+    page.on('response', async (r) => {
+      if (r.request().resourceType() === 'script') scripts.set(r.url(), gzipSync(await r.body()).length);
+    });
     await page.goto(`${t.base}/models`);
     await expect.poll(() => page.url()).toBe(`${t.base}/sign-in?next=%2Fmodels`);
     await heading('Sign in to the agent console');
+    page.removeAllListeners('response');
+    // The first screen's JavaScript, gzipped, within the control plane's budget, all from this origin.
+    expect([...scripts.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(100 * 1024);
+    for (const url of scripts.keys()) expect(url.startsWith(t.base)).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, '01-sign-in');
     await page.getByLabel('API key').fill(key);
@@ -245,6 +254,32 @@ describe.skipIf(!hasChromium)('agent console in Chromium', { timeout: 60_000 }, 
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, '06-review');
+  });
+
+  it('reviews a pull request by number and posts the review on the forge', async () => {
+    git(fx.work, 'checkout', '-q', '-b', 'feature/shell');
+    writeFileSync(path.join(fx.work, 'calc/run.py'), 'import os\n\n\ndef run(cmd):\n    return os.system(cmd)\n');
+    git(fx.work, 'add', '-A');
+    git(fx.work, 'commit', '-qm', 'run commands');
+    git(fx.work, 'push', '-q', 'origin', 'feature/shell');
+    git(fx.work, 'checkout', '-q', 'main');
+    const res = await fetch(`${forge.url}/repos/acme/widget/pulls`, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'Shell', head: 'feature/shell', base: 'main', body: '' }),
+    });
+    const pr = (await res.json()) as { number: number };
+    await page.getByLabel('What to review').selectOption('pull');
+    await page.getByLabel('Pull request number').fill(String(pr.number));
+    await page.getByLabel('Post the review on the pull request').check();
+    await page.getByRole('button', { name: 'Run the review' }).click();
+    await page.getByRole('heading', { name: /Verdict: Request changes score 65/ }).waitFor();
+    await page.getByText(`Posted as review ${forge.reviews[0]!.id}.`).waitFor();
+    expect(forge.reviews[0]).toMatchObject({ pull: pr.number, event: 'REQUEST_CHANGES' });
+    expect(await page.getByRole('table', { name: 'Findings' }).getByRole('row').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Severity/),
+      'high\tcalc/run.py:5\tdangerous.os-system\tos.system/os.popen run a shell command',
+      'low\tthe change\ttests.untouched\t1 source file(s) changed and no test did',
+    ]);
   });
 
   it('is usable from the keyboard: skip link, the screens in order, focus on the new title', async () => {
