@@ -2,6 +2,7 @@ import { html, useState } from '../lib/preact.js';
 import { request } from '../lib/api.js';
 import { Badge, ErrorBox, Table, useEventSource, useResource } from '../lib/components.js';
 import { when } from './money.js';
+import { useBatched } from './live.js';
 
 const stateKind = { closed: 'good', open: 'bad', half_open: 'warn' };
 
@@ -13,12 +14,13 @@ export function Circuits() {
   const list = useResource(() => request('/api/v1/telemetry/circuit-breakers'), []);
   const [recent, setRecent] = useState([]);
   const [connected, setConnected] = useState(false);
+  const reload = useBatched(list.reload);
   useEventSource('/api/v1/telemetry/events?kind=circuit.transition&from=now', ['circuit.transition', 'open'], (type, event) => {
     if (!connected) setConnected(true);
     if (type !== 'circuit.transition') return;
     const d = event.data || {};
     setRecent((r) => [{ id: event.id, at: event.at || event.time, circuit: d.circuit, from: d.from, to: d.to }, ...r].slice(0, 10));
-    list.reload();
+    reload();
   });
   const data = list.data;
   return html`<section class="card" aria-labelledby="circuits">

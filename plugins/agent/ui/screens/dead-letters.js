@@ -2,6 +2,7 @@ import { html, useState } from '../lib/preact.js';
 import { request } from '../lib/api.js';
 import { Badge, Button, ErrorBox, Json, Notice, useEventSource, useResource } from '../lib/components.js';
 import { when } from './money.js';
+import { useBatched } from './live.js';
 
 const stateKind = { completed: 'good', failed: 'bad', running: 'info', queued: 'info' };
 
@@ -60,8 +61,11 @@ function Record({ r, onReplayed }) {
  */
 export function DeadLetters() {
   const dlq = useResource(() => request('/api/v1/telemetry/dlq?limit=50'), []);
-  useEventSource('/api/v1/telemetry/events?kind=dlq.*,job.*&from=now', ['dlq.quarantined', 'dlq.replayed', 'job.completed', 'job.failed', 'job.started'], () =>
-    dlq.reload(),
+  const reload = useBatched(dlq.reload);
+  useEventSource(
+    '/api/v1/telemetry/events?kind=dlq.*,job.*&from=now',
+    ['dlq.quarantined', 'dlq.replayed', 'job.completed', 'job.failed', 'job.started'],
+    reload,
   );
   const records = dlq.data ? dlq.data.records : [];
   return html`<section class="card" aria-labelledby="dlq">

@@ -6,6 +6,7 @@ import { Link } from '../lib/router.js';
 import { getJob, jobsNotServed, safeUrl, stateKind, stateLabel, terminal, ticketEvents, ticketFeed, tokensText } from './jobs-api.js';
 import { usd, when } from './money.js';
 import { QuestionForm } from './question-form.js';
+import { useBatched } from './live.js';
 
 function TestOutput({ tests, label }) {
   return html`<p>
@@ -23,7 +24,7 @@ function TestOutput({ tests, label }) {
 export default function JobDetail({ params }) {
   const job = useResource(() => getJob(params.id), [params.id]);
   const [cancelError, setCancelError] = useState(null);
-  useEventSource(ticketFeed(params.id), ticketEvents, () => job.reload());
+  useEventSource(ticketFeed(params.id), ticketEvents, useBatched(job.reload));
   const cancel = async () => {
     setCancelError(null);
     try {

@@ -1,8 +1,9 @@
-import { html, useRef } from '../lib/preact.js';
+import { html } from '../lib/preact.js';
 import { Badge, ErrorBox, Loading, Notice, Page, useEventSource, useResource } from '../lib/components.js';
 import { Link } from '../lib/router.js';
 import { jobsNotServed, listJobs, safeUrl, stateKind, stateLabel, states, ticketEvents, ticketFeed } from './jobs-api.js';
 import { usd } from './money.js';
+import { useBatched } from './live.js';
 
 function JobCard({ job }) {
   return html`<li class="job-card">
@@ -25,14 +26,7 @@ function JobCard({ job }) {
  */
 export default function Jobs() {
   const jobs = useResource(() => listJobs(), []);
-  const pending = useRef(null);
-  useEventSource(ticketFeed(), ticketEvents, () => {
-    if (pending.current) return;
-    pending.current = setTimeout(() => {
-      pending.current = null;
-      jobs.reload();
-    }, 150);
-  });
+  useEventSource(ticketFeed(), ticketEvents, useBatched(jobs.reload));
   if (jobs.error && jobsNotServed(jobs.error))
     return html`<${Page} title="Jobs"
       ><${Notice} kind="warn">This agent does not serve ticket jobs (<code>GET /api/v1/jobs</code> answered 404).<//><//

@@ -1,8 +1,9 @@
-import { html, useRef, useState } from '../lib/preact.js';
+import { html, useState } from '../lib/preact.js';
 import { ErrorBox, Loading, Notice, Page, useEventSource, useResource } from '../lib/components.js';
 import { Link } from '../lib/router.js';
 import { getJob, jobsNotServed, listJobs, stateLabel, ticketEvents, ticketFeed } from './jobs-api.js';
 import { QuestionForm } from './question-form.js';
+import { useBatched } from './live.js';
 
 /**
  * Clarifying questions: every job paused in `awaiting_clarification` with its questions as a form;
@@ -14,14 +15,7 @@ export default function Questions() {
     return Promise.all(jobs.map((j) => getJob(j.id)));
   }, []);
   const [done, setDone] = useState([]);
-  const pending = useRef(null);
-  useEventSource(ticketFeed(), ticketEvents, () => {
-    if (pending.current) return;
-    pending.current = setTimeout(() => {
-      pending.current = null;
-      waiting.reload();
-    }, 150);
-  });
+  useEventSource(ticketFeed(), ticketEvents, useBatched(waiting.reload));
   if (waiting.error && jobsNotServed(waiting.error))
     return html`<${Page} title="Clarifying questions"
       ><${Notice} kind="warn">This agent does not serve ticket jobs (<code>GET /api/v1/jobs</code> answered 404).<//><//
