@@ -11,9 +11,11 @@ const diff = [
   'index 1111111..2222222 100644',
   '--- a/calc/ops.py',
   '+++ b/calc/ops.py',
-  '@@ -1,4 +1,5 @@',
+  '@@ -1,5 +1,5 @@',
   ' def add(a, b):',
   '     return a + b',
+  // A removed line that reads like a file header: the hunk is read by its counts.
+  '--- legacy',
   '+' + xssLine,
   ' def mul(a, b):',
   '-    return a + b',
@@ -182,12 +184,12 @@ describe.skipIf(!hasChromium)('agent console jobs screens against the jobs contr
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((r) => (r as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()));
     expect(rows).toEqual([
-      '@@ -1,4 +1,5 @@',
+      '@@ -1,5 +1,5 @@',
       '1 def add(a, b): 1 def add(a, b):',
       '2 return a + b 2 return a + b',
-      `3 added: ${xssLine}`,
-      '3 def mul(a, b): 4 def mul(a, b):',
-      '4 removed: return a + b 5 added: return a * b',
+      `3 removed: -- legacy 3 added: ${xssLine}`,
+      '4 def mul(a, b): 4 def mul(a, b):',
+      '5 removed: return a + b 5 added: return a * b',
     ]);
     expect(await page.getByLabel('Test output', { exact: true }).innerText()).toBe('4 passed in 0.02s\n<b>not bold</b>');
     await page.getByText('Attempt 1: patch verified, tests failed').click();
