@@ -22,6 +22,7 @@ import { ProviderHttp } from './provider-http.js';
 import { SecretBox } from './secret-box.js';
 import { registerTelemetryRoutes } from './telemetry-routes.js';
 import { part2Permissions, setupPart2 } from './part2.js';
+import { registerConsole } from './console-route.js';
 
 /**
  * The code-remediation agent service (seed 002, listener 8000), part 1: the model catalogue in ten
@@ -119,5 +120,6 @@ export default definePlugin({
     ctx.onStop(deadLetters.listen());
     ctx.onStop(() => cache.drain());
     setupPart2(ctx);
+    registerConsole(ctx);
   },
 });
