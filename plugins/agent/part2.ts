@@ -4,9 +4,11 @@ import type { PluginContext } from 'tessera-runtime/plugin';
 import { CodeGraphStore } from './code/graph-store.js';
 import { registerCodeRoutes } from './code/routes.js';
 import { registerApplyRoute } from './patches/apply-route.js';
-import { registerReviewRoute } from './review/route.js';
 import type { ForgeClient } from './forge/client.js';
 import { GitHubForge } from './forge/github.js';
+import type { Gateway } from './gateway.js';
+import { playbookPermissions, setupPlaybooks } from './playbooks/setup.js';
+import type { ProviderConfig } from './provider-config.js';
 import type { AgentOptions } from './options.js';
 import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
@@ -43,7 +45,7 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  * Part 2 of the agent service: repositories in per-tenant-and-user workspaces, their syntax trees and
  * knowledge graph, verified patches, sandboxed test runs, branches and pull requests on the forge.
  */
-export function setupPart2(ctx: PluginContext<AgentOptions>): void {
+export function setupPart2(ctx: PluginContext<AgentOptions>, models: { gateway?: Gateway; providerConfig?: ProviderConfig } = {}): void {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
   const forge = forgeOf(ctx);
@@ -69,7 +71,7 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
   registerRepoRoutes(ctx, repos);
   registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
-  registerReviewRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
+  setupPlaybooks(ctx, { repos, ...models, ...(forge ? { forge: forge.client } : {}) });
 }
 
 /** The permissions part 2's routes declare. */
@@ -77,4 +79,5 @@ export const part2Permissions = [
   { name: 'repos:read', description: 'List repository files and read the code knowledge graph.' },
   { name: 'code:apply', description: 'Apply a verified diff, push its branch and open a pull request.' },
   { name: 'playbooks:review', description: 'Review a pull request or a diff.' },
+  ...playbookPermissions,
 ];
