@@ -14,6 +14,8 @@ import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
 import { Workspaces } from './repos/workspaces.js';
 import { hiddenPaths, Sandbox } from './sandbox/run.js';
+import type { Offload } from './worker/offload.js';
+import { setupWorkers } from './worker/setup.js';
 
 /** Where workspaces live when the `workspaces.dir` option is absent: beside the data directory. */
 export function defaultWorkspacesDir(dataDir: string): string {
@@ -45,7 +47,7 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  * Part 2 of the agent service: repositories in per-tenant-and-user workspaces, their syntax trees and
  * knowledge graph, verified patches, sandboxed test runs, branches and pull requests on the forge.
  */
-export function setupPart2(ctx: PluginContext<AgentOptions>, models: { gateway?: Gateway; providerConfig?: ProviderConfig } = {}): void {
+export function setupPart2(ctx: PluginContext<AgentOptions>, models: { gateway?: Gateway; providerConfig?: ProviderConfig } = {}): { offload: Offload } {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
   const forge = forgeOf(ctx);
@@ -72,6 +74,7 @@ export function setupPart2(ctx: PluginContext<AgentOptions>, models: { gateway?:
   registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
   setupPlaybooks(ctx, { repos, ...models, ...(forge ? { forge: forge.client } : {}) });
+  return { offload: setupWorkers(ctx) };
 }
 
 /** The permissions part 2's routes declare. */
