@@ -73,6 +73,7 @@ export class WorkerLoop {
       if (e.subject === local.id && !e.type.startsWith('job.')) pending.push(relayed(e, local.id, item.origin.jobId));
     });
     let lost = false;
+    let cleanup = () => {};
     const renew = setInterval(
       () => {
         if (lost) return;
@@ -84,10 +85,13 @@ export class WorkerLoop {
       Math.max(50, Math.floor(this.o.leaseMs / 3)),
     );
     try {
+      let onStop = () => {};
       const stopped = new Promise<undefined>((resolve) => {
+        onStop = () => resolve(undefined);
         if (stop.aborted) resolve(undefined);
-        stop.addEventListener('abort', () => resolve(undefined), { once: true });
+        stop.addEventListener('abort', onStop, { once: true });
       });
+      cleanup = () => stop.removeEventListener('abort', onStop);
       const final = await Promise.race([jobs.wait(local.id), stopped]);
       if (!final) {
         // Shutting down: the item goes back to the queue at once for another worker (not after the lease).
@@ -108,6 +112,7 @@ export class WorkerLoop {
     } finally {
       clearInterval(renew);
       unsubscribe();
+      cleanup();
     }
   }
 }

@@ -51,7 +51,8 @@ export class Offload {
     job.progress(0, { workItem: id, relayed, tier });
     for (;;) {
       if (job.signal.aborted) {
-        queue.cancel(id);
+        // On shutdown the worker keeps going: the job is queued again and resumes waiting on this item.
+        if (job.signal.reason !== 'shutdown') queue.cancel(id);
         throw new Error(`stopped while a worker held the job (${String(job.signal.reason)})`);
       }
       const now = queue.get(id);
