@@ -87,9 +87,13 @@ export function registerPlaybookRoutes(ctx: PluginContext<AgentOptions>, d: Play
       }
       if (!(await d.repos.known(story.repo))) throw errors.repository_unknown({ repo: story.repo });
       // Until the ticket pipeline's submitTicket is available here, the job is enqueued as the jobs contract says.
+      const jobs = ctx.jobs.tenant(tenant);
+      // A redelivered story answers the job its first delivery started. The tenant's own index is
+      // looked at first: the runtime's idempotency keys are per plugin, not per tenant, so two
+      // tenants with one ticket id would otherwise take each other's key.
+      const earlier = d.origins.jobOf(tenant, story.ticketId);
       const before = Date.now();
-      const job = await ctx.jobs.tenant(tenant).enqueue('ticket', ticketInput(story), { key: `ticket:${story.ticketId}` });
-      // A redelivered story answers the job its first delivery started.
+      const job = (earlier ? jobs.get(earlier) : undefined) ?? (await jobs.enqueue('ticket', ticketInput(story), { key: `ticket:${story.ticketId}` }));
       const created = Date.parse(job.createdAt) >= before;
       if (!d.origins.get(tenant, job.id)) {
         await d.origins.put(tenant, {

@@ -14,12 +14,19 @@ export interface TicketOrigin {
   startedAt: string;
 }
 
-/** `playbooks-tickets`: [tenant, jobId] -> origin. */
+/** `playbooks-tickets`: [tenant, jobId] -> origin; `playbooks-ticket-jobs`: [tenant, ticketId] -> jobId. */
 export class TicketOrigins {
   private readonly db;
+  private readonly byTicket;
 
   constructor(store: StoreNamespace) {
     this.db = store.db('playbooks-tickets');
+    this.byTicket = store.db('playbooks-ticket-jobs');
+  }
+
+  /** The job a story of this ticket started in this tenant, if any. */
+  jobOf(tenant: string, ticketId: string): string | undefined {
+    return this.byTicket.get([tenant, ticketId]) as string | undefined;
   }
 
   get(tenant: string, jobId: string): TicketOrigin | undefined {
@@ -28,6 +35,7 @@ export class TicketOrigins {
 
   async put(tenant: string, origin: TicketOrigin): Promise<void> {
     await this.db.put([tenant, origin.jobId], origin);
+    await this.byTicket.put([tenant, origin.ticketId], origin.jobId);
   }
 }
 
