@@ -4,12 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForgeServer } from './forge-server.js';
 import { git, gitRaw, makeRepo, pythonProject, type Fixture } from './git-fixture.js';
 import { agentRuntime, until } from './playbooks-support.js';
+import { startProviderServer, type ChatScript, type ModelListServer } from './provider-server.js';
 import { eventsOf, startAgent, type AgentApp } from './support.js';
 
 describe('auto-merge of proposed pull requests and progress comments', () => {
   let t: AgentApp;
   let fx: Fixture;
   let forge: ForgeServer;
+  let provider: ModelListServer;
+  const answers: ChatScript[] = [];
 
   /** A branch pushed to the forge's bare repository with `files` changed, and its pull request; what the ticket pipeline would have made. */
   async function propose(branch: string, files: Record<string, string>, jobId: string, extra: Record<string, unknown> = {}) {
@@ -62,12 +65,21 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
     fx = makeRepo('acme', 'widget', pythonProject);
     forge = await new ForgeServer().start();
     forge.addRepo('acme/widget', fx.bare);
-    t = await startAgent({ baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot, forge: { baseUrl: forge.url }, workspaces: { refreshSeconds: 0 } });
+    provider = await startProviderServer();
+    provider.defaultAnswer = () => answers.shift() ?? { fail: 500 };
+    t = await startAgent({
+      baseUrl: 'http://127.0.0.1:9/api/v1',
+      allowPrivateAddresses: true,
+      reposRoot: fx.reposRoot,
+      forge: { baseUrl: forge.url },
+      workspaces: { refreshSeconds: 0 },
+    });
     await t.call('POST', '/api/v1/playbooks/config', { autoMerge: { enabled: true, requiredLabels: ['agent'] } });
   });
   afterAll(async () => {
     await t.stop();
     await forge.stop();
+    await provider.close();
   });
 
   it('posts progress on the ticket, then reviews, approves and merges a proposal that meets every criterion, and says so on the ticket and the pull request', async () => {
@@ -176,5 +188,26 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
     expect((await decisionOf('job_disabled')).blockers).toEqual([{ criterion: 'disabled', message: 'auto-merge is disabled in the playbook configuration' }]);
     expect(await eventsOf(t, 'kind=playbooks.merge_decision&job=job_protected', 2, 300)).toHaveLength(1);
     expect(forge.pulls.find((p) => p.number === event.pullRequest.number)).toMatchObject({ state: 'open' });
+  });
+
+  it("lets the model's review keep a pull request from merging, and merges one the model approves", async () => {
+    const set = await t.call('POST', '/api/v1/models/config', { baseUrl: provider.baseUrl });
+    expect(set.status).toBe(200);
+    await t.call('POST', '/api/v1/playbooks/config', { autoMerge: { enabled: true, requiredLabels: [] } });
+    const blocked = { verdict: 'request_changes', summary: 'div swallows the error.', findings: [] };
+    answers.push({ content: JSON.stringify(blocked) });
+    const first = await propose('agent/patch-3b3b3b3b3b3b', fixed, 'job_model_blocks');
+    const no = await decisionOf('job_model_blocks');
+    const asked = provider.chats.at(-1)!.model;
+    expect(no).toMatchObject({ merged: false, verdict: 'request_changes', reviewModel: asked });
+    expect(no.blockers).toEqual([{ criterion: 'review_verdict', message: 'the review\'s verdict is "request_changes", not "approve"' }]);
+    expect(forge.reviews.at(-1)).toMatchObject({ pull: first.pullRequest.number, event: 'REQUEST_CHANGES' });
+    expect(forge.reviews.at(-1)!.body).toContain(`deterministic checks and ${asked}`);
+
+    answers.push({ content: JSON.stringify({ verdict: 'approve', summary: 'Correct and tested.', findings: [] }) });
+    const second = await propose('agent/patch-4c4c4c4c4c4c', { 'README.md': '# calc\n\nDivision too.\n' }, 'job_model_approves');
+    const yes = await decisionOf('job_model_approves');
+    expect(yes).toMatchObject({ merged: true, verdict: 'approve', reviewModel: asked, blockers: [] });
+    expect(forge.pulls.find((p) => p.number === second.pullRequest.number)).toMatchObject({ merged: true });
   });
 });
