@@ -9,6 +9,7 @@ import { GitHubForge } from './forge/github.js';
 import type { Gateway } from './gateway.js';
 import { playbookPermissions, setupPlaybooks } from './playbooks/setup.js';
 import type { ProviderConfig } from './provider-config.js';
+import type { SecretBox } from './secret-box.js';
 import type { AgentOptions } from './options.js';
 import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
@@ -47,7 +48,10 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  * Part 2 of the agent service: repositories in per-tenant-and-user workspaces, their syntax trees and
  * knowledge graph, verified patches, sandboxed test runs, branches and pull requests on the forge.
  */
-export function setupPart2(ctx: PluginContext<AgentOptions>, models: { gateway?: Gateway; providerConfig?: ProviderConfig } = {}): { offload: Offload } {
+export function setupPart2(
+  ctx: PluginContext<AgentOptions>,
+  models: { secretBox: SecretBox; gateway?: Gateway; providerConfig?: ProviderConfig },
+): { offload: Offload } {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
   const forge = forgeOf(ctx);

@@ -72,6 +72,8 @@ export const playbookConfigPatch = z.strictObject({
   review: z.strictObject(reviewShape).partial().optional(),
   /** `true` forgets the stored configuration first, so the body applies to the defaults. */
   reset: z.boolean().optional(),
+  /** The secret GitHub signs webhook deliveries with (write-only, sealed at rest); `null` removes it. */
+  githubWebhookSecret: z.string().min(16).max(500).nullable().optional(),
 });
 export type PlaybookConfigPatch = z.output<typeof playbookConfigPatch>;
 

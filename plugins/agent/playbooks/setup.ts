@@ -4,12 +4,13 @@ import type { Gateway } from '../gateway.js';
 import type { AgentOptions } from '../options.js';
 import type { ProviderConfig } from '../provider-config.js';
 import type { Repositories } from '../repos/repositories.js';
+import type { SecretBox } from '../secret-box.js';
 import { registerReviewRoute } from '../review/route.js';
 import type { ReviewDeps } from '../review/service.js';
 import { PlaybookConfigs } from './config.js';
 import { registerPlaybookRoutes } from './routes.js';
 import { PlaybookRunner } from './runner.js';
-import { TicketOrigins, TrackerComments } from './tracker.js';
+import { TicketOrigins, TrackerComments, WebhookSecrets } from './tracker.js';
 
 /** A tenant has a model provider when it set an API key, or its own base URL (a local server needing no key), in `/api/v1/models/config`. */
 export function providerConfigured(config: ProviderConfig, tenant: string): boolean {
@@ -23,7 +24,7 @@ export function providerConfigured(config: ProviderConfig, tenant: string): bool
  */
 export function setupPlaybooks(
   ctx: PluginContext<AgentOptions>,
-  d: { repos: Repositories; forge?: ForgeClient; gateway?: Gateway; providerConfig?: ProviderConfig },
+  d: { repos: Repositories; secretBox: SecretBox; forge?: ForgeClient; gateway?: Gateway; providerConfig?: ProviderConfig },
 ): PlaybookRunner {
   const configs = new PlaybookConfigs(ctx.store);
   const origins = new TicketOrigins(ctx.store);
@@ -35,7 +36,7 @@ export function setupPlaybooks(
     ...(d.gateway ? { gateway: d.gateway } : {}),
   };
   registerReviewRoute(ctx, { ...review, defaultModel: (tenant) => configs.get(tenant).review.model });
-  registerPlaybookRoutes(ctx, { configs, origins, repos: d.repos });
+  registerPlaybookRoutes(ctx, { configs, origins, repos: d.repos, secrets: new WebhookSecrets(ctx.store, d.secretBox) });
   const runner = new PlaybookRunner({
     store: ctx.store,
     events: ctx.events,

@@ -39,6 +39,33 @@ export class TicketOrigins {
   }
 }
 
+/** Each tenant's GitHub webhook secret, sealed with the plugin's key file (`playbooks-secrets`: tenant -> sealed). */
+export class WebhookSecrets {
+  private readonly db;
+
+  constructor(
+    store: StoreNamespace,
+    private readonly box: { seal(plain: string): string; open(sealed: string): string },
+  ) {
+    this.db = store.db('playbooks-secrets');
+  }
+
+  get(tenant: string): string | undefined {
+    const sealed = this.db.get(tenant) as string | undefined;
+    return sealed ? this.box.open(sealed) : undefined;
+  }
+
+  /** What a read shows: whether a secret is set, and where GitHub delivers. */
+  view(tenant: string): { secretConfigured: boolean; path: string } {
+    return { secretConfigured: this.db.get(tenant) !== undefined, path: `/api/v1/playbooks/github-webhook/${encodeURIComponent(tenant)}` };
+  }
+
+  async set(tenant: string, secret: string | null): Promise<void> {
+    if (secret === null) await this.db.remove(tenant);
+    else await this.db.put(tenant, this.box.seal(secret));
+  }
+}
+
 /**
  * Posts comments back to trackers. A story that names an issue of its repository (every GitHub
  * `issues` event does; a generic story with `story.issue`) is commented on the forge with

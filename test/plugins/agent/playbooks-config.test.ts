@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForgeServer } from './forge-server.js';
 import { makeRepo, pythonProject, type Fixture } from './git-fixture.js';
@@ -73,7 +74,13 @@ describe('playbook configuration and the story webhook', () => {
   it('answers the documented defaults before anything is set', async () => {
     const { status, body } = await t.call('GET', '/api/v1/playbooks/config');
     expect(status).toBe(200);
-    expect(body).toEqual({ ok: true, config: defaults, updatedAt: null, defaults: true });
+    expect(body).toEqual({
+      ok: true,
+      config: defaults,
+      updatedAt: null,
+      defaults: true,
+      githubWebhook: { secretConfigured: false, path: '/api/v1/playbooks/github-webhook/default' },
+    });
   });
 
   it('merges a partial change into the stored configuration, keeps it, and reports bad fields with their paths', async () => {
@@ -175,5 +182,36 @@ describe('playbook configuration and the story webhook', () => {
     expect(off.status).toBe(200);
     const disabled = await t.call('POST', '/api/v1/playbooks/story-webhook', { ...story, story: { ...story.story, id: 'PROJ-43' } });
     expect([disabled.status, disabled.body.reason]).toEqual([200, 'listener_disabled']);
+  });
+
+  it("takes GitHub's deliveries without a key when X-Hub-Signature-256 signs the body with the tenant's secret", async () => {
+    await t.call('POST', '/api/v1/playbooks/config', { reset: true, listener: { events: ['opened'] } });
+    const raw = JSON.stringify({ ...githubIssue('opened'), issue: { ...githubIssue('opened').issue, number: 11 } });
+    const deliver = (signature: string | undefined, event = 'issues') =>
+      fetch(`${t.base}/api/v1/playbooks/github-webhook/default`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-github-event': event, ...(signature ? { 'x-hub-signature-256': signature } : {}) },
+        body: raw,
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const sign = (secret: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+
+    const unset = await deliver(sign('anything-at-all-123'));
+    expect([unset.status, unset.body.error.code, unset.body.error.message]).toEqual([
+      401,
+      'webhook_signature_invalid',
+      'The webhook delivery is not signed by the tenant: the tenant has no GitHub webhook secret.',
+    ]);
+    const set = await t.call('POST', '/api/v1/playbooks/config', { githubWebhookSecret: 'whsec-0123456789abcdef' });
+    expect(set.body.githubWebhook).toEqual({ secretConfigured: true, path: '/api/v1/playbooks/github-webhook/default' });
+    expect(JSON.stringify(set.body)).not.toContain('whsec');
+    expect((await deliver(undefined)).body.error.details).toEqual({ reason: 'X-Hub-Signature-256 is missing' });
+    expect((await deliver(sign('whsec-wrong-secret-000'))).body.error.details).toEqual({ reason: 'the signature does not match' });
+    const ok = await deliver(sign('whsec-0123456789abcdef'));
+    expect(ok.status).toBe(202);
+    expect(ok.body.ticket).toEqual({ ticket_id: 'acme/widget#11', repo_name: 'acme/widget', source: 'github', issue: 11 });
+    const ping = await deliver(sign('whsec-0123456789abcdef'), 'ping');
+    expect([ping.status, ping.body.reason]).toEqual([200, 'ping']);
+    await t.call('POST', '/api/v1/playbooks/config', { githubWebhookSecret: null });
+    expect((await deliver(sign('whsec-0123456789abcdef'))).status).toBe(401);
   });
 });
