@@ -54,7 +54,8 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
     return event;
   }
 
-  const decisionOf = async (jobId: string) => (await until(async () => (await eventsOf(t, `kind=playbooks.merge_decision&job=${jobId}`, 1, 50))[0]))!.data;
+  const decisionOf = async (jobId: string) =>
+    (await until(async () => (await eventsOf(t, `kind=playbooks.merge_decision&job=${jobId}`, 1, 50))[0], 30_000))!.data;
 
   const fixed = {
     'calc/ops.py': pythonProject['calc/ops.py']! + '\n\ndef div(a, b):\n    return None if b == 0 else a / b\n',
