@@ -1,5 +1,6 @@
 import { z } from 'tessera-runtime/plugin';
 import { repoOptions } from './repos/options.js';
+import { workerOptions } from './worker/options.js';
 
 const breakerOptions = z
   .strictObject({
@@ -49,6 +50,7 @@ export const agentOptionsSchema = z.strictObject({
     })
     .prefault({}),
   ...repoOptions,
+  ...workerOptions,
 });
 
 export type AgentOptions = z.output<typeof agentOptionsSchema>;

@@ -4,14 +4,19 @@ import type { PluginContext } from 'tessera-runtime/plugin';
 import { CodeGraphStore } from './code/graph-store.js';
 import { registerCodeRoutes } from './code/routes.js';
 import { registerApplyRoute } from './patches/apply-route.js';
-import { registerReviewRoute } from './review/route.js';
 import type { ForgeClient } from './forge/client.js';
 import { GitHubForge } from './forge/github.js';
+import type { Gateway } from './gateway.js';
+import { playbookPermissions, setupPlaybooks } from './playbooks/setup.js';
+import type { ProviderConfig } from './provider-config.js';
+import type { SecretBox } from './secret-box.js';
 import type { AgentOptions } from './options.js';
 import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
 import { Workspaces } from './repos/workspaces.js';
 import { hiddenPaths, Sandbox } from './sandbox/run.js';
+import type { Offload } from './worker/offload.js';
+import { setupWorkers } from './worker/setup.js';
 
 /** Where workspaces live when the `workspaces.dir` option is absent: beside the data directory. */
 export function defaultWorkspacesDir(dataDir: string): string {
@@ -43,7 +48,10 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  * Part 2 of the agent service: repositories in per-tenant-and-user workspaces, their syntax trees and
  * knowledge graph, verified patches, sandboxed test runs, branches and pull requests on the forge.
  */
-export function setupPart2(ctx: PluginContext<AgentOptions>): void {
+export function setupPart2(
+  ctx: PluginContext<AgentOptions>,
+  models: { secretBox: SecretBox; gateway?: Gateway; providerConfig?: ProviderConfig },
+): { offload: Offload } {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
   const forge = forgeOf(ctx);
@@ -69,7 +77,8 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
   registerRepoRoutes(ctx, repos);
   registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
-  registerReviewRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
+  setupPlaybooks(ctx, { repos, ...models, ...(forge ? { forge: forge.client } : {}) });
+  return { offload: setupWorkers(ctx) };
 }
 
 /** The permissions part 2's routes declare. */
@@ -77,4 +86,5 @@ export const part2Permissions = [
   { name: 'repos:read', description: 'List repository files and read the code knowledge graph.' },
   { name: 'code:apply', description: 'Apply a verified diff, push its branch and open a pull request.' },
   { name: 'playbooks:review', description: 'Review a pull request or a diff.' },
+  ...playbookPermissions,
 ];

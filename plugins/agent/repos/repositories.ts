@@ -78,6 +78,16 @@ export class Repositories {
     return undefined;
   }
 
+  /** Whether `repoId` names a repository under `reposRoot` or on the forge (nothing is cloned). */
+  async known(repoId: string): Promise<boolean> {
+    try {
+      return (await this.source(parseRepoId(repoId))) !== undefined;
+    } catch (err) {
+      if (errors.repository_unknown.is(err)) return false;
+      throw err;
+    }
+  }
+
   /** Runs `fn` on the tenant's and user's fresh clone of `repoId`, holding the workspace's lock. */
   async withCheckout<T>(tenant: string, user: string, repoId: string, fn: (c: Checkout) => Promise<T>): Promise<T> {
     const ref = parseRepoId(repoId);

@@ -45,6 +45,8 @@ describe('POST /api/v1/playbooks/review-pr', () => {
       files: ['calc/ops.py', 'tests/test_ops.py'],
       baseCommit: git(fx.bare, 'rev-parse', 'refs/heads/main'),
       model: null,
+      modelReview: null,
+      note: null,
       posted: null,
     });
   });

@@ -1,0 +1,88 @@
+import type { EventLog, JobContext, JobHandler } from 'tessera-runtime/plugin';
+import type { SharedQueue, WorkItem } from './queue.js';
+
+/** A job a worker failed (or lost for good): the service's job fails with the worker's message. */
+export class OffloadedJobFailed extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'OffloadedJobFailed';
+  }
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * The service's side of the shared queue: a job of an offloaded tier is put on the queue, and the
+ * service's job waits for a worker to finish it, relaying the worker's events into its own log
+ * (so telemetry and the console see one job) and ending with the worker's result or error. The item
+ * id and the count of relayed events are kept in the job's progress, so a service restarted
+ * mid-wait resumes waiting on the same item instead of queuing the work twice.
+ */
+export class Offload {
+  constructor(
+    private readonly queue: SharedQueue | undefined,
+    private readonly o: { tiers: readonly number[]; pollMs: number; maxAttempts: number },
+    private readonly events: EventLog,
+  ) {}
+
+  applies(tier: number | undefined): boolean {
+    return this.queue !== undefined && tier !== undefined && this.o.tiers.includes(tier);
+  }
+
+  async run(job: JobContext, tier: number): Promise<unknown> {
+    const queue = this.queue!;
+    const last = job.lastProgress?.details as { workItem?: string; relayed?: number } | undefined;
+    let item: WorkItem | undefined = last?.workItem ? queue.get(last.workItem) : undefined;
+    let relayed = item ? (last?.relayed ?? 0) : 0;
+    item ??= await queue.put({ name: job.name, tenant: job.tenant, tier, input: job.input, origin: { jobId: job.id }, maxAttempts: this.o.maxAttempts });
+    const id = item.id;
+    job.progress(0, { workItem: id, relayed, tier });
+    for (;;) {
+      if (job.signal.aborted) {
+        // On shutdown the worker keeps going: the job is queued again and resumes waiting on this item.
+        if (job.signal.reason !== 'shutdown') queue.cancel(id);
+        throw new Error(`stopped while a worker held the job (${String(job.signal.reason)})`);
+      }
+      const now = queue.get(id);
+      if (!now) throw new OffloadedJobFailed(`the work item ${id} disappeared from the shared queue`, 'worker_lost');
+      for (const e of now.events.slice(relayed)) {
+        await this.events.append(e.type, e.data, { tenant: job.tenant, subject: job.id });
+        relayed++;
+      }
+      if (relayed > 0) job.progress(0, { workItem: id, relayed, tier, worker: now.worker ?? null });
+      if (now.state === 'completed') {
+        await queue.remove(id);
+        return now.result;
+      }
+      if (now.state === 'failed' || now.state === 'cancelled') {
+        await queue.remove(id);
+        throw new OffloadedJobFailed(now.error?.message ?? `the work item was ${now.state}`, now.error?.code);
+      }
+      await sleep(this.o.pollMs, job.signal);
+    }
+  }
+}
+
+/**
+ * Wraps a job handler so that jobs of the offloaded tiers run on `tessera worker` processes:
+ * `ctx.jobs.define('ticket', offloadable(offload, (input) => input.tier, handler))`. On a worker the
+ * same name runs `handler` itself (the worker's plugin has no offloaded tiers).
+ */
+export function offloadable<I>(offload: Offload, tierOf: (input: I) => number | undefined, handler: JobHandler<I>): JobHandler<I> {
+  return (job) => {
+    const tier = tierOf(job.input);
+    return offload.applies(tier) ? offload.run(job as JobContext, tier!) : handler(job);
+  };
+}
