@@ -4,7 +4,8 @@ import { terminalJobStates, type JobRecord, type ScheduleRecord } from './job-ty
 
 /**
  * Where jobs and schedules live, in the runtime's own store namespace:
- * `jobs` [plugin, jobId] -> record; `jobKeys` [plugin, jobName, key] -> jobId (idempotent enqueue);
+ * `jobs` [plugin, jobId] -> record; `jobKeys` [plugin, jobName, tenant key] -> jobId (idempotent
+ * enqueue; the key is scoped to the job's tenant, see `tenantKey`);
  * `jobsFinished` [plugin, finishedAtMs, jobId] -> 1 (retention, oldest first);
  * `schedules` [plugin, tenant, scheduleId] -> record.
  */
@@ -27,10 +28,11 @@ export class JobStore {
     return this.jobs.get([plugin, id]);
   }
 
-  /** The stored job of `key`, if any (looked up inside a write transaction by `insert`). */
-  byKey(plugin: string, name: string, key: string): JobRecord | undefined {
-    const id = this.keys.get([plugin, name, key]);
-    return id === undefined ? undefined : this.jobs.get([plugin, id]);
+  /** The stored job of `tenant`'s `key`, if any (looked up inside a write transaction by `insert`). */
+  byKey(plugin: string, name: string, tenant: string, key: string): JobRecord | undefined {
+    const id = this.keys.get([plugin, name, tenantKey(tenant, key)]);
+    const job = id === undefined ? undefined : this.jobs.get([plugin, id]);
+    return job?.tenant === tenant ? job : undefined;
   }
 
   /**
@@ -42,7 +44,7 @@ export class JobStore {
       const found = existing();
       if (found) return { job: found, created: false };
       void this.jobs.put([job.plugin, job.id], job);
-      if (job.key !== undefined) void this.keys.put([job.plugin, job.name, job.key], job.id);
+      if (job.key !== undefined) void this.keys.put([job.plugin, job.name, tenantKey(job.tenant, job.key)], job.id);
       return { job, created: true };
     });
   }
@@ -97,7 +99,8 @@ export class JobStore {
         if (!job) continue;
         void this.jobs.remove([plugin, job.id]);
         // The key now belongs to a newer job when it was enqueued again: leave that mapping alone.
-        if (job.key !== undefined && this.keys.get([plugin, job.name, job.key]) === job.id) void this.keys.remove([plugin, job.name, job.key]);
+        const indexKey = job.key === undefined ? undefined : tenantKey(job.tenant, job.key);
+        if (indexKey !== undefined && this.keys.get([plugin, job.name, indexKey]) === job.id) void this.keys.remove([plugin, job.name, indexKey]);
       }
     });
     return doomed.length;
@@ -125,4 +128,13 @@ export class JobStore {
     const end: [string, string, string] = tenant === undefined ? [plugin, '\uffff', ''] : [plugin, tenant, '\uffff'];
     for (const { value } of this.schedules.getRange({ start, end })) yield value;
   }
+}
+
+/**
+ * The index key of an idempotency key: the key itself for the `default` tenant (the form stored
+ * before keys were scoped, so those records still match), tenant-prefixed for the others, so two
+ * tenants enqueueing with the same key (a ticket id) each get their own job.
+ */
+function tenantKey(tenant: string, key: string): string {
+  return tenant === 'default' ? key : `${tenant}\u0000${key}`;
 }

@@ -157,8 +157,8 @@ export class PluginJobRunner {
     const key = options.key;
     const { job: stored, created } = await this.store.insert(job, () => {
       if (key === undefined) return undefined;
-      const found = this.store.byKey(this.plugin, name, key);
-      if (!found || found.tenant !== job.tenant) return undefined;
+      const found = this.store.byKey(this.plugin, name, job.tenant, key);
+      if (!found) return undefined;
       if (options.keyScope === 'active' && terminalJobStates.has(found.state)) return undefined;
       return found;
     });

@@ -138,6 +138,16 @@ describe('ctx.jobs', () => {
     expect(fresh.state).toBe('queued');
   });
 
+  it('scopes an idempotency key to its tenant: two tenants with one key get a job each, and each redelivery finds its own', async () => {
+    const enqueue = (tenant: string) => call(t, 'POST', '/jobs', { name: 'sleep', input: { ms: 10 }, key: 'ticket-7', tenant });
+    const a = (await enqueue('acme')).body.job;
+    const b = (await enqueue('globex')).body.job;
+    expect(a.id).not.toBe(b.id);
+    expect([a.tenant, b.tenant]).toEqual(['acme', 'globex']);
+    expect((await enqueue('acme')).body.job.id).toBe(a.id);
+    expect((await enqueue('globex')).body.job.id).toBe(b.id);
+  });
+
   it('pages the list newest first with a cursor', async () => {
     const page1 = (await call(t, 'GET', '/jobs?limit=3')).body;
     expect(page1.jobs).toHaveLength(3);
