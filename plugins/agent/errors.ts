@@ -1,4 +1,5 @@
 import { defineErrors } from 'tessera-runtime/plugin';
+import { jobErrors } from './jobs/error-table.js';
 import { part2Errors } from './repos/error-table.js';
 
 /** Every error the agent plugin raises (docs/errors.md is generated from this table). */
@@ -60,4 +61,5 @@ export const errors = defineErrors({
     when: 'A replay of the record is still queued or running.',
   },
   ...part2Errors,
+  ...jobErrors,
 });

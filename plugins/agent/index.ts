@@ -118,6 +118,6 @@ export default definePlugin({
     registerToolRoutes(ctx, { docs: new DocSearch(ctx.store, search, ctx.outbound, ctx.config.searxngUrl) });
     ctx.onStop(deadLetters.listen());
     ctx.onStop(() => cache.drain());
-    setupPart2(ctx);
+    setupPart2(ctx, { gateway, config, budgets, deadLetters });
   },
 });

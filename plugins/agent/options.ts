@@ -1,4 +1,5 @@
 import { z } from 'tessera-runtime/plugin';
+import { ticketOptions } from './jobs/options.js';
 import { repoOptions } from './repos/options.js';
 
 const breakerOptions = z
@@ -49,6 +50,7 @@ export const agentOptionsSchema = z.strictObject({
     })
     .prefault({}),
   ...repoOptions,
+  ...ticketOptions,
 });
 
 export type AgentOptions = z.output<typeof agentOptionsSchema>;

@@ -11,6 +11,7 @@ import type { AgentOptions } from './options.js';
 import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
 import { Workspaces } from './repos/workspaces.js';
+import { registerTickets, ticketPermissions, type TicketDeps } from './jobs/register.js';
 import { hiddenPaths, Sandbox } from './sandbox/run.js';
 
 /** Where workspaces live when the `workspaces.dir` option is absent: beside the data directory. */
@@ -43,7 +44,7 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  * Part 2 of the agent service: repositories in per-tenant-and-user workspaces, their syntax trees and
  * knowledge graph, verified patches, sandboxed test runs, branches and pull requests on the forge.
  */
-export function setupPart2(ctx: PluginContext<AgentOptions>): void {
+export function setupPart2(ctx: PluginContext<AgentOptions>, part1: Pick<TicketDeps, 'gateway' | 'config' | 'budgets' | 'deadLetters'>): void {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
   const forge = forgeOf(ctx);
@@ -67,9 +68,11 @@ export function setupPart2(ctx: PluginContext<AgentOptions>): void {
   });
   ctx.onStop(() => clearInterval(timer));
   registerRepoRoutes(ctx, repos);
-  registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
+  const graphs = new CodeGraphStore(ctx.store);
+  registerCodeRoutes(ctx, repos, graphs);
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
   registerReviewRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
+  registerTickets(ctx, { ...part1, repos, graphs, sandbox, forge: forge?.client });
 }
 
 /** The permissions part 2's routes declare. */
@@ -77,4 +80,5 @@ export const part2Permissions = [
   { name: 'repos:read', description: 'List repository files and read the code knowledge graph.' },
   { name: 'code:apply', description: 'Apply a verified diff, push its branch and open a pull request.' },
   { name: 'playbooks:review', description: 'Review a pull request or a diff.' },
+  ...ticketPermissions,
 ];

@@ -78,6 +78,11 @@ export class Repositories {
     return undefined;
   }
 
+  /** Whether `reposRoot` or the forge has the repository (nothing is cloned). */
+  async exists(repoId: string): Promise<boolean> {
+    return (await this.source(parseRepoId(repoId))) !== undefined;
+  }
+
   /** Runs `fn` on the tenant's and user's fresh clone of `repoId`, holding the workspace's lock. */
   async withCheckout<T>(tenant: string, user: string, repoId: string, fn: (c: Checkout) => Promise<T>): Promise<T> {
     const ref = parseRepoId(repoId);
