@@ -19,6 +19,8 @@ const stop = new Set(
   ),
 );
 
+const testFile = /(^|\/)(tests?\/|test_)|\.test\.|_test\./;
+
 /** Lower-case words of a text, identifiers split at camelCase, snake_case, dots and slashes. */
 export function keywordsOf(text: string): Set<string> {
   const words = new Set<string>();
@@ -50,7 +52,9 @@ function score(d: Declaration, words: Set<string>): number {
  */
 export async function ground(graph: CodeGraph, read: TreeReader, o: { text: string; files: string[]; maxChars: number; paths: string[] }): Promise<Grounding> {
   const words = keywordsOf(o.text);
+  // Tests are reached as callers of what matched, not matched themselves: they show the expected behaviour.
   const ranked = graph.declarations
+    .filter((d) => !testFile.test(d.file))
     .map((d) => ({ d, s: score(d, words) }))
     .filter((x) => x.s > 0)
     .sort((a, b) => b.s - a.s || (a.d.id < b.d.id ? -1 : 1))
@@ -71,20 +75,6 @@ export async function ground(graph: CodeGraph, read: TreeReader, o: { text: stri
     if (!files.includes(f)) files.push(f);
   };
   for (const f of [...o.files, ...mentioned, ...ranked.map((d) => d.file), ...neighbours.map((n) => n.declaration.file)]) add(f);
-  // Tests that name a chosen declaration show the expected behaviour.
-  for (const p of o.paths)
-    if (
-      /(^|\/)(tests?\/|test_)|\.test\.|_test\./.test(p) &&
-      ranked.some((d) =>
-        p.includes(
-          d.file
-            .split('/')
-            .pop()!
-            .replace(/\.\w+$/, ''),
-        ),
-      )
-    )
-      add(p);
 
   const lines: string[] = [];
   if (ranked.length) {
