@@ -115,6 +115,8 @@ export class TicketRunner {
       const current = store.get(job.tenant, id);
       if (err instanceof TicketCancelled || reason === 'cancelled' || current?.state === 'cancelled') {
         if (current && current.state !== 'cancelled') await store.transition(current, 'cancelled');
+        // Thrown on, the aborted run is recorded `cancelled` by ctx.jobs (not completed, not dead-lettered).
+        if (reason === 'cancelled') throw err;
         return { jobId: id, state: 'cancelled' };
       }
       const code = (err as { code?: string }).code ?? 'error';
