@@ -5,7 +5,6 @@ export const jobErrors = {
     message: 'No model provider is configured for tenant "{tenant}": set an API key (or a keyless base URL) with POST /api/v1/models/config.',
     when: 'A ticket job or a remediation needs a model and the tenant has neither a provider API key nor a base URL of its own. A ticket job fails into the dead-letter queue; replay it once a provider is configured.',
   },
-  job_not_found: { status: 404, message: 'No job "{id}".', when: "No ticket job of the caller's tenant has that id." },
   job_not_awaiting: {
     status: 409,
     message: 'Job "{id}" is {state}, not awaiting_clarification.',

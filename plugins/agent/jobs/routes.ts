@@ -1,4 +1,4 @@
-import { reply, z, type PluginContext } from 'tessera-runtime/plugin';
+import { JobNotFoundError, reply, z, type PluginContext } from 'tessera-runtime/plugin';
 import { errors } from '../errors.js';
 import type { AgentOptions } from '../options.js';
 import { userOf } from '../repos/routes.js';
@@ -59,7 +59,8 @@ export function registerTicketRoutes(ctx: PluginContext<AgentOptions>, store: Ti
   const tags = ['agent: tickets and jobs'];
   const find = (tenant: string, id: string): TicketJob => {
     const r = store.get(tenant, id);
-    if (!r) throw errors.job_not_found({ id });
+    // The runtime's own error for an unknown job (404 `job_not_found`), as `ctx.jobs` answers it.
+    if (!r) throw new JobNotFoundError(id);
     return r;
   };
 
