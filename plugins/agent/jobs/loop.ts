@@ -109,6 +109,8 @@ export async function runTests(d: LoopDeps, s: Pick<LoopSession, 'tenant' | 'use
  * iterations run out. Resumable: an attempt verified but not yet tested is tested first.
  */
 export async function remediationLoop(d: LoopDeps, s: LoopSession): Promise<LoopOutcome> {
+  // The verified files of the attempt just written, kept for its test run (a resumed run verifies again).
+  let ready: { n: number; files: PatchedFile[]; tree: string } | undefined;
   for (;;) {
     stopIfAborted(s.signal);
     const last = s.attempts.at(-1);
@@ -116,12 +118,16 @@ export async function remediationLoop(d: LoopDeps, s: LoopSession): Promise<Loop
     if (last?.verified && !last.tests) {
       await s.enter('testing', `iteration ${last.n}`);
       // The workspace is locked only to read the base; the run itself works on a copy.
-      const prepared = await d.repos.withCheckout(s.tenant, s.user, s.repo, async (c) => {
-        const v = await verifyDiff(c, s.baseCommit, last.diff, s.role);
-        return 'error' in v ? v : { files: v.files, tree: await baseTree(c, s.baseCommit) };
-      });
+      const prepared =
+        ready?.n === last.n
+          ? ready
+          : await d.repos.withCheckout(s.tenant, s.user, s.repo, async (c) => {
+              const v = await verifyDiff(c, s.baseCommit, last.diff, s.role);
+              return 'error' in v ? v : { files: v.files, tree: await baseTree(c, s.baseCommit) };
+            });
       last.tests =
         'error' in prepared ? { passed: false, exitCode: null, output: prepared.error, command: [] } : await runTests(d, s, prepared.tree, prepared.files);
+      ready = undefined;
       await s.checkpoint();
       continue;
     }
@@ -132,8 +138,12 @@ export async function remediationLoop(d: LoopDeps, s: LoopSession): Promise<Loop
     const answer = await d.model.call(s.tenant, tier, patchMessages(s), s.signal);
     s.charged(answer);
     const diff = extractDiff(answer.content);
-    const verdict = await d.repos.withCheckout(s.tenant, s.user, s.repo, (c) => verifyDiff(c, s.baseCommit, diff, s.role));
+    const verdict = await d.repos.withCheckout(s.tenant, s.user, s.repo, async (c) => {
+      const v = await verifyDiff(c, s.baseCommit, diff, s.role);
+      return 'error' in v ? v : { files: v.files, tree: await baseTree(c, s.baseCommit) };
+    });
     stopIfAborted(s.signal);
+    if (!('error' in verdict)) ready = { n, ...verdict };
     s.attempts.push({
       n,
       tier: answer.tier,
