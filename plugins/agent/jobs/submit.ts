@@ -38,7 +38,9 @@ export async function submitTicket(
   parseRepoId(ticket.repo_name);
   if (!(await intake.repositoryExists(ticket.repo_name))) throw errors.repository_unknown({ repo: ticket.repo_name });
   const input: TicketJobInput = { ticket, ...(user ? { user } : {}), ...(options ? { options } : {}) };
+  const before = Date.now();
   const job = await ctx.jobs.tenant(tenant).enqueue('ticket', input, { key: `ticket:${ticket.ticket_id}` });
-  const { record, created } = await intake.store.ensure(tenant, job.id, ticket, user ?? 'anonymous', options);
-  return { jobId: record.id, state: record.state, created };
+  // The run may have started (and made the record) already: `created` says whether this call made the job.
+  const { record } = await intake.store.ensure(tenant, job.id, ticket, user ?? 'anonymous', options);
+  return { jobId: record.id, state: record.state, created: Date.parse(job.createdAt) >= before };
 }
