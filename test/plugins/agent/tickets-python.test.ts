@@ -277,4 +277,15 @@ describe('ticket jobs end to end: a Python repository with pytest', () => {
     });
     expect(record.stack).toContain('No patch passed');
   });
+  it('answers 422 remediation_exhausted with every attempt when a synchronous remediation runs out of iterations', async () => {
+    scripts.set('SYNC-PY', { triage: [], patches: [stale, failing] });
+    const res = await t.call('POST', '/api/v1/agent/remediate', { repo: 'acme/calc', instructions: 'SYNC-PY: add must add', maxIterations: 2 });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'remediation_exhausted', message: 'No patch passed after 2 iteration(s): the tests failed (exit code 1)' });
+    expect(res.body.error.details).toMatchObject({ iterations: 2, lastDiff: failing, lastOutput: expect.stringContaining('test_add') });
+    expect(res.body.error.details.attempts.map((a: any) => [a.n, a.verified, a.tests?.passed ?? null])).toEqual([
+      [1, false, null],
+      [2, true, false],
+    ]);
+  });
 });
