@@ -25,6 +25,8 @@ interface StoredDeadLetter {
   lastFailureAt: string;
   replayOf: string | null;
   replays: Array<{ jobId: string; at: string }>;
+  /** What the job's owner keeps with the failure (a ticket job: its last diff and test output), secrets redacted. */
+  details?: unknown;
 }
 
 export type DeadLetterView = Omit<StoredDeadLetter, 'tenant'> & { replayState: string | null };
@@ -43,6 +45,7 @@ export interface Replayable {
 export class DeadLetters {
   private readonly db;
   private readonly stacks = new Map<string, string>();
+  private readonly details = new Map<string, unknown>();
 
   constructor(
     store: StoreNamespace,
@@ -53,14 +56,19 @@ export class DeadLetters {
     this.db = store.db('dead-letters');
   }
 
-  /** Wraps a job handler so the stack of each failed attempt is kept for the record. */
-  guard<I, R>(handler: JobHandler<I, R>): JobHandler<I, R> {
+  /**
+   * Wraps a job handler so the stack of each failed attempt is kept for the record, with what
+   * `detailsOf` tells about the failure (read after the handler failed).
+   */
+  guard<I, R>(handler: JobHandler<I, R>, detailsOf?: (job: { id: string; tenant: string; input: I }, err: unknown) => unknown): JobHandler<I, R> {
     return async (job) => {
       try {
         return await handler(job);
       } catch (err) {
         const stack = err instanceof Error && err.stack ? err.stack : String(err);
         this.stacks.set(`${job.id}:${job.attempt}`, redact(stack, this.secretsOf(job.tenant)));
+        const details = detailsOf?.(job, err);
+        if (details !== undefined) this.details.set(job.id, redactValue(details, this.secretsOf(job.tenant)));
         throw err;
       }
     };
@@ -100,7 +108,9 @@ export class DeadLetters {
       lastFailureAt: job.finishedAt ?? job.updatedAt,
       replayOf: job.input?.replayOf ?? null,
       replays: [],
+      ...(this.details.has(job.id) ? { details: this.details.get(job.id) } : {}),
     };
+    this.details.delete(job.id);
     await this.db.put([job.tenant, record.id], record);
     await this.events.append(
       'dlq.quarantined',

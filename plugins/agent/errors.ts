@@ -1,5 +1,6 @@
 import { defineErrors } from 'tessera-runtime/plugin';
 import { playbookErrors } from './playbooks/error-table.js';
+import { jobErrors } from './jobs/error-table.js';
 import { part2Errors } from './repos/error-table.js';
 
 /** Every error the agent plugin raises (docs/errors.md is generated from this table). */
@@ -62,4 +63,5 @@ export const errors = defineErrors({
   },
   ...part2Errors,
   ...playbookErrors,
+  ...jobErrors,
 });

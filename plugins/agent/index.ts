@@ -119,7 +119,7 @@ export default definePlugin({
     registerToolRoutes(ctx, { docs: new DocSearch(ctx.store, search, ctx.outbound, ctx.config.searxngUrl) });
     ctx.onStop(deadLetters.listen());
     ctx.onStop(() => cache.drain());
-    setupPart2(ctx, { gateway, providerConfig: config, secretBox: box });
+    setupPart2(ctx, { gateway, providerConfig: config, secretBox: box, budgets, deadLetters });
     registerConsole(ctx);
   },
 });

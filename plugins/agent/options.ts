@@ -1,4 +1,5 @@
 import { z } from 'tessera-runtime/plugin';
+import { ticketOptions } from './jobs/options.js';
 import { repoOptions } from './repos/options.js';
 import { workerOptions } from './worker/options.js';
 
@@ -51,6 +52,7 @@ export const agentOptionsSchema = z.strictObject({
     .prefault({}),
   ...repoOptions,
   ...workerOptions,
+  ...ticketOptions,
 });
 
 export type AgentOptions = z.output<typeof agentOptionsSchema>;

@@ -14,6 +14,7 @@ import type { AgentOptions } from './options.js';
 import { Repositories } from './repos/repositories.js';
 import { registerRepoRoutes } from './repos/routes.js';
 import { Workspaces } from './repos/workspaces.js';
+import { registerTickets, ticketPermissions, type TicketDeps } from './jobs/register.js';
 import { hiddenPaths, Sandbox } from './sandbox/run.js';
 import type { Offload } from './worker/offload.js';
 import { setupWorkers } from './worker/setup.js';
@@ -50,7 +51,7 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  */
 export function setupPart2(
   ctx: PluginContext<AgentOptions>,
-  models: { secretBox: SecretBox; gateway?: Gateway; providerConfig?: ProviderConfig },
+  models: { secretBox: SecretBox; gateway: Gateway; providerConfig: ProviderConfig } & Pick<TicketDeps, 'budgets' | 'deadLetters'>,
 ): { offload: Offload } {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
@@ -75,9 +76,26 @@ export function setupPart2(
   });
   ctx.onStop(() => clearInterval(timer));
   registerRepoRoutes(ctx, repos);
-  registerCodeRoutes(ctx, repos, new CodeGraphStore(ctx.store));
+  const graphs = new CodeGraphStore(ctx.store);
+  registerCodeRoutes(ctx, repos, graphs);
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
-  setupPlaybooks(ctx, { repos, ...models, ...(forge ? { forge: forge.client } : {}) });
+  setupPlaybooks(ctx, {
+    repos,
+    secretBox: models.secretBox,
+    gateway: models.gateway,
+    providerConfig: models.providerConfig,
+    ...(forge ? { forge: forge.client } : {}),
+  });
+  registerTickets(ctx, {
+    gateway: models.gateway,
+    config: models.providerConfig,
+    budgets: models.budgets,
+    deadLetters: models.deadLetters,
+    repos,
+    graphs,
+    sandbox,
+    forge: forge?.client,
+  });
   return { offload: setupWorkers(ctx) };
 }
 
@@ -87,4 +105,5 @@ export const part2Permissions = [
   { name: 'code:apply', description: 'Apply a verified diff, push its branch and open a pull request.' },
   { name: 'playbooks:review', description: 'Review a pull request or a diff.' },
   ...playbookPermissions,
+  ...ticketPermissions,
 ];

@@ -1,10 +1,10 @@
 import { reply, z, type PluginContext } from 'tessera-runtime/plugin';
 import { errors } from '../errors.js';
-import { ForgeError, type ForgeClient } from '../forge/client.js';
+import type { ForgeClient } from '../forge/client.js';
 import type { AgentOptions } from '../options.js';
 import type { Repositories } from '../repos/repositories.js';
 import { baseCommit, userOf } from '../repos/routes.js';
-import { commitFiles, gitIn, patchBranch, remoteBranch } from './commit.js';
+import { proposePatch } from './propose.js';
 import { commitReader } from './tree-reader.js';
 import { verifyPatch } from './verify.js';
 
@@ -35,45 +35,16 @@ export function registerApplyRoute(ctx: PluginContext<AgentOptions>, d: { repos:
           const reason = verification.problems.map((p) => (p.file ? `${p.file}: ${p.message}` : p.message)).join('; ');
           throw errors.patch_rejected({ reason }, { details: { problems: verification.problems } });
         }
-        const branch = patchBranch(body.diff, base.commit);
-        const message = body.body ? `${body.title}\n\n${body.body}\n` : `${body.title}\n`;
-        const made = await commitFiles(c, base.commit, verification.files, { message, author: ctx.config.author });
-        const git = gitIn(c);
-        // The same diff on the same base already pushed: keep that commit (same tree and parent).
-        const existing = await remoteBranch(c, c.pushUrl, branch).catch(() => undefined);
-        let commit = made.commit;
-        let pushed = true;
-        if (existing) {
-          await git(['fetch', '--quiet', c.pushUrl, `refs/heads/${branch}`]).catch(() => undefined);
-          const same = await git(['rev-parse', `${existing}^{tree}`, `${existing}^`]).catch(() => '');
-          if (same.split('\n')[0] === made.tree && same.split('\n')[1] === base.commit) {
-            commit = existing;
-            pushed = false;
-          }
-        }
-        if (pushed) {
-          try {
-            await git(['push', '--quiet', '--force', c.pushUrl, `${commit}:refs/heads/${branch}`]);
-          } catch (err) {
-            throw errors.push_failed({ branch, reason: (err as Error).message.slice(0, 500) });
-          }
-        }
-        let pullRequest: { number: number; url: string; created: boolean } | null = null;
-        if (d.forge) {
-          try {
-            const pr = await d.forge.createPullRequest(c.ref.owner, c.ref.name, {
-              title: body.title,
-              head: branch,
-              base: base.branch,
-              body: body.body,
-              draft: body.draft,
-            });
-            pullRequest = { number: pr.number, url: pr.url, created: pr.created };
-          } catch (err) {
-            if (err instanceof ForgeError) throw errors.forge_failed({ reason: err.message });
-            throw err;
-          }
-        }
+        const { branch, commit, pushed, pullRequest } = await proposePatch(c, {
+          base,
+          diff: body.diff,
+          files: verification.files,
+          title: body.title,
+          body: body.body,
+          draft: body.draft,
+          author: ctx.config.author,
+          forge: d.forge,
+        });
         await ctx.events.append('patch.applied', { repo: c.ref.full, branch, commit, baseCommit: base.commit, pullRequest }, { tenant, subject: c.ref.full });
         const files = verification.files.map(({ path, status, oldPath, additions, deletions }) => ({
           path,
