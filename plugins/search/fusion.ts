@@ -104,8 +104,7 @@ function normaliser(list: readonly Ranked[], normalization: Normalization): { of
 }
 
 /**
- * Fuses a keyword window and a semantic window, both best first, into one list, best first, ties
- * by id. Keyword weighs `1 - semanticRatio`, semantic `semanticRatio`; each fused document carries
+ * Fuses a keyword window and a semantic window, both best first, into one list, best first. Keyword weighs `1 - semanticRatio`, semantic `semanticRatio`; each fused document carries
  * each side's rank, raw score, weight, normalised score (convex) and contribution, which add up to
  * its fused score.
  */
@@ -135,5 +134,11 @@ export function fuseWindows(keyword: readonly Ranked[], semantic: readonly Ranke
     if (!norm || norm.floor === 0) return;
     for (const f of out) if ((side === 0 ? f.keyword : f.semantic) === null) f.score += weights[side]! * norm.floor;
   });
-  return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Equal fused scores keep keyword's order, then semantic's, then ids: at semanticRatio 0 the
+  // fused list is keyword's ranking exactly (its last hit, normalised to 0, still goes before a
+  // document only the semantic side found).
+  const rankOf = (s: SideExplain | null): number => s?.rank ?? Number.MAX_SAFE_INTEGER;
+  return out.sort(
+    (a, b) => b.score - a.score || rankOf(a.keyword) - rankOf(b.keyword) || rankOf(a.semantic) - rankOf(b.semantic) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }

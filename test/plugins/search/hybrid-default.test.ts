@@ -24,8 +24,14 @@ describe('convex fusion at the default ratio', () => {
     expect(fused.map((f) => f.id)).toEqual(['k1', 'k2', 'k3', 's1', 'k4']);
     expect(fused.map((f) => f.score)).toEqual([0.7, expect.closeTo(0.49, 12), expect.closeTo(0.365, 12), expect.closeTo(0.3, 12), 0]);
     const k3 = fused[2]!;
-    expect(k3.keyword).toEqual({ rank: 3, score: 4, weight: 0.7, normalized: 0.2, contribution: expect.closeTo(0.14, 12) });
-    expect(k3.semantic).toEqual({ rank: 2, score: 0.8, weight: expect.closeTo(0.3, 12), normalized: 0.75, contribution: expect.closeTo(0.225, 12) });
+    expect(k3.keyword).toEqual({ rank: 3, score: 4, weight: 0.7, normalized: expect.closeTo(0.2, 12), contribution: expect.closeTo(0.14, 12) });
+    expect(k3.semantic).toEqual({
+      rank: 2,
+      score: 0.8,
+      weight: expect.closeTo(0.3, 12),
+      normalized: expect.closeTo(0.75, 12),
+      contribution: expect.closeTo(0.225, 12),
+    });
     expect(k3.keyword!.contribution + k3.semantic!.contribution).toBeCloseTo(k3.score, 12);
     expect(fused.find((f) => f.id === 's1')!.keyword).toBeNull();
   });
@@ -105,13 +111,16 @@ describe.skipIf(!cranfieldAvailable())('hybrid at its defaults on Cranfield, thr
     for (let i = 150; i < data.docs.length; i += 500) {
       expect((await json(await postJson(`${base}/cran/documents`, data.docs.slice(i, i + 500)))).errors).toEqual([]);
     }
-    // The training job runs after the writes; it is done when the model has seen every document.
+    // Training jobs run after the writes (at 650 documents or so, then again once doubled); they
+    // are done when the model has seen more than half of the documents, so none is due.
+    const settled = (e?: { docs?: number }): boolean => (e?.docs ?? 0) * RETRAIN_GROWTH > data.docs.length;
     let embedder: { trained: boolean; docs?: number; rank?: number } | undefined;
-    for (let waited = 0; waited < 100_000 && embedder?.docs !== data.docs.length; waited += 250) {
+    for (let waited = 0; waited < 100_000 && !settled(embedder); waited += 250) {
       await new Promise((r) => setTimeout(r, 250));
       embedder = (await json(await fetch(`${base}/cran`))).index.stats.embedder;
     }
-    expect(embedder).toMatchObject({ trained: true, docs: data.docs.length, rank: 128 });
+    expect(embedder).toMatchObject({ trained: true, rank: 128 });
+    expect(settled(embedder)).toBe(true);
 
     const keyword = await meanNdcg({});
     const hybrid = await meanNdcg({ mode: 'hybrid' });
