@@ -65,7 +65,6 @@ export interface CorpusLsaModel {
   vectors: Float32Array;
 }
 
-/** One to a few seconds of work for a large corpus (1,400-3,400 abstracts: 1-2 s), but it yields to the event loop throughout (randomized-svd.ts). */
 export interface TrainingOptions {
   /** Non-zero dimensions (at most dims). @default DEFAULT_RANK */
   rank?: number;
@@ -73,6 +72,10 @@ export interface TrainingOptions {
   powerIterations?: number;
 }
 
+/**
+ * Seconds of work (Cranfield's 1,400 abstracts at the default rank: under 3 s on one loaded core;
+ * bench/README.md, Relevance), but it yields to the event loop throughout (randomized-svd.ts).
+ */
 export async function trainCorpusLsa(
   texts: readonly string[],
   analyzers: readonly Analyzer[],
