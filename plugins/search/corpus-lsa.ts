@@ -18,7 +18,7 @@ import { randomizedSvd } from './randomized-svd.js';
  * The model is data of the index (search-index.ts keeps it in LMDB beside the segments) and is
  * frozen between trainings: stored vectors and new queries always come from the same model. It is
  * trained from the live documents whenever the index re-embeds them all (PATCHing the embedder to
- * this model, a re-indexing mapping change, `POST .../embedder/retrain`), and, in the plugin, in
+ * this model, a re-indexing mapping change, `POST .../embedder/train`), and, in the plugin, in
  * the background as the corpus grows ({@link trainingDue}: the first time at MIN_TRAINING_DOCS
  * live documents, again each time their number has doubled since, so the total work of all the
  * retrainings stays within twice one training and re-embedding of the final corpus). Until the
