@@ -223,7 +223,7 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
         highlight: false,
         select: ['id'],
       });
-      return (await searchHybrid(index, runner, { ...body, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
+      return (await searchHybrid(index, runner, { ...body, semanticRatio: ratio, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
   emit({

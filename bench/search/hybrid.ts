@@ -15,14 +15,16 @@ import { parseCreateIndex } from '../../plugins/search/mappings.js';
 import { searchQuerySchema } from '../../plugins/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { searchKeyword } from '../../plugins/search/search-keyword.js';
+import { DEFAULT_SEMANTIC_RATIO } from '../../plugins/search/fusion.js';
 import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
 import { loadCranfield, loadWordnet } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';
 import { K } from './tasks.js';
 
-const DEFAULT_RATIO = searchQuerySchema.parse({ mode: 'hybrid', q: 'x' }).semanticRatio;
-const SWEEP = [0.2, 0.3, 0.7];
+// The ratio a hybrid request without semanticRatio gets when its embedder adds evidence (fusion.ts).
+const DEFAULT_RATIO = DEFAULT_SEMANTIC_RATIO;
+const SWEEP = [0.2, 0.5, 0.7];
 const CONFIGS: Array<{ model: BuiltinModel; dims: number }> = [
   { model: 'hashed-ngrams-v2', dims: 384 },
   { model: 'hashed-ngrams-v1', dims: 384 },
@@ -82,7 +84,7 @@ for (const { model, dims } of CONFIGS) {
         highlight: false,
         select: ['id'],
       });
-      return (await searchHybrid(index, runner, { ...body, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
+      return (await searchHybrid(index, runner, { ...body, semanticRatio: ratio, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
   const result = {

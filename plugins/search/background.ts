@@ -45,6 +45,7 @@ export const directReindex: ReindexRunner = (_label, work) => work(() => undefin
 export const GRAPH_BUILD_JOB = 'graph-build';
 export const REINDEX_JOB = 'reindex';
 export const MERGE_JOB = 'merge-segments';
+export const TRAIN_JOB = 'train-embedder';
 
 interface GraphBuildInput extends GraphBuildLabel {
   /** Names the work of this process; a job left queued by an earlier process finds none. */
@@ -124,7 +125,46 @@ export function searchJobs(deps: {
     { concurrency: 1, onInterrupt: 'retry' },
   );
 
+  // corpus-lsa-v1 learns the corpus as it grows (corpus-lsa.ts, trainingDue): after a write that
+  // makes training due, one job per index trains and re-embeds; writes wait behind it as behind
+  // any re-index. A training cut by a crash is retried at start (its writes are one transaction).
+  const training = new Set<string>();
+  jobs.define<MergeInput, { trained: boolean; docs?: number }>(
+    TRAIN_JOB,
+    async (job) => {
+      const index = deps
+        .engine()
+        .all()
+        .find((i) => i.record.uuid === job.input.uuid);
+      if (!index?.embedderTrainingDue()) return { trained: false };
+      await index.retrainEmbedder();
+      return { trained: true, docs: index.docCount };
+    },
+    { concurrency: 1, onInterrupt: 'retry' },
+  );
+  const scheduleTraining = (index: SearchIndex): void => {
+    const { tenant, uuid } = index.record;
+    if (training.has(uuid) || !index.embedderTrainingDue()) return;
+    training.add(uuid);
+    void jobs
+      .enqueue<MergeInput>(TRAIN_JOB, { tenant, index: index.name, uuid }, { tenant, key: `${tenant}/${uuid}`, keyScope: 'active' })
+      .then((job) => jobs.wait(job.id))
+      .then(
+        (job) => {
+          training.delete(uuid);
+          if (job.state === 'completed') scheduleTraining(index);
+          else log.warn({ index: index.name, state: job.state }, 'embedder training did not complete; the next write retries it');
+        },
+        (err) => {
+          training.delete(uuid);
+          log.debug({ err, index: index.name }, 'embedder training not queued');
+        },
+      );
+  };
+
+  /** After a write: merge segments past the limit, and train the embedder when due. */
   const scheduleMerge = (index: SearchIndex): void => {
+    scheduleTraining(index);
     const { tenant, uuid } = index.record;
     if (merging.has(uuid) || index.segments.length <= deps.maxSegments()) return;
     merging.add(uuid);

@@ -3,24 +3,28 @@ import { termCounts } from './hashed-ngrams-v2.js';
 import { randomizedSvd } from './randomized-svd.js';
 
 /**
- * `corpus-lsa-v1`, the built-in embedder that learns from the index's own documents: latent
- * semantic analysis. Training weighs each document's terms (the index's analysed terms minus stop
- * words, as hashed-ngrams-v2) by `(1 + ln tf) * (1 + ln((N + 1) / (df + 1)))`, scales each
- * document to unit length, and keeps the leading `dims` left singular vectors of that term x
+ * `corpus-lsa-v1`, the default built-in embedder: it learns from the index's own documents by
+ * latent semantic analysis. Training weighs each document's terms (the index's analysed terms
+ * minus stop words, as hashed-ngrams-v2) by `(1 + ln tf) * (1 + ln((N + 1) / (df + 1)))`, scales
+ * each document to unit length, and keeps the leading `rank` left singular vectors of that term x
  * document matrix (a seeded randomized SVD, randomized-svd.ts): a vector per term in which terms
  * that occur in the same documents lie close. A text's embedding is the sum of its terms' vectors
  * with the same weights, L2-normalised; documents and queries are embedded alike.
  *
  * Because two abstracts can be near without sharing a word, this adds evidence BM25 does not have:
- * on Cranfield at 384 dimensions semantic nDCG@10 is 0.401 and hybrid at the default ratio 0.403,
- * above keyword's 0.386 (hashed-ngrams-v2: 0.279 and 0.351); bench/search/embedder-lab.ts.
+ * hybrid at the defaults is above keyword on Cranfield, nfcorpus_pp and CISI (bench/README.md,
+ * Relevance), where the hashed embedders only add noise to BM25's own evidence.
  *
  * The model is data of the index (search-index.ts keeps it in LMDB beside the segments) and is
  * frozen between trainings: stored vectors and new queries always come from the same model. It is
  * trained from the live documents whenever the index re-embeds them all (PATCHing the embedder to
- * this model, a re-indexing mapping change, or an explicit retrain), never by ordinary writes;
- * until the first training the index embeds with hashed-ngrams-v2. Terms a model never saw add
- * nothing to a vector, so a corpus that drifts far from what it was trained on wants a retrain.
+ * this model, a re-indexing mapping change, `POST .../embedder/train`), and, in the plugin, in
+ * the background as the corpus grows ({@link trainingDue}: the first time at MIN_TRAINING_DOCS
+ * live documents, again each time their number has doubled since, so the total work of all the
+ * retrainings stays within twice one training and re-embedding of the final corpus). Until the
+ * first training the index embeds with hashed-ngrams-v2, and hybrid at its default ratio keeps
+ * keyword's ranking (fusion.ts). Terms a model never saw add nothing to a vector, which is why the
+ * doubling rule retrains while the vocabulary still grows fast.
  */
 export const CORPUS_LSA_V1 = 'corpus-lsa-v1';
 
@@ -28,15 +32,29 @@ export const CORPUS_LSA_V1 = 'corpus-lsa-v1';
 export const MAX_TRAINING_DOCS = 20_000;
 /** The most frequent terms (by df) kept; the rest add nothing to a vector. */
 export const MAX_TERMS = 20_000;
-/** Dimensions past this stay zero: the SVD's cost grows with the square of the rank. */
-export const MAX_RANK = 512;
+/**
+ * Non-zero dimensions: the SVD's dense work grows with the square (Gram-Schmidt) and the cube
+ * (the small eigenproblem) of the rank. 128 trains in 1-2 s on the dev collections; 384 took 7-31 s
+ * and is not better in hybrid (bench/search/fusion-lab.ts).
+ */
+export const DEFAULT_RANK = 128;
+/** Fewer live documents than this hold too little co-occurrence to learn from: no training. */
+export const MIN_TRAINING_DOCS = 200;
+/** Retrain once the live documents are this many times those of the last training. */
+export const RETRAIN_GROWTH = 2;
 const SEED = 42;
+
+/** Whether an index with `liveDocs` documents, trained on `model` (or never), should train now. */
+export function trainingDue(liveDocs: number, model: Pick<CorpusLsaModel, 'docCount'> | undefined): boolean {
+  if (liveDocs < MIN_TRAINING_DOCS) return false;
+  return model === undefined || liveDocs >= RETRAIN_GROWTH * model.docCount;
+}
 
 export interface CorpusLsaModel {
   model: typeof CORPUS_LSA_V1;
   /** The vector size the model embeds into (the index's vectorDimensions when trained). */
   dims: number;
-  /** Non-zero dimensions: min(dims, MAX_RANK). */
+  /** Non-zero dimensions: min(dims, DEFAULT_RANK) unless trained with another rank. */
   rank: number;
   /** Documents the model was trained on. */
   docCount: number;
@@ -47,8 +65,23 @@ export interface CorpusLsaModel {
   vectors: Float32Array;
 }
 
-/** Seconds of work for a large corpus, but it yields to the event loop throughout (randomized-svd.ts). */
-export async function trainCorpusLsa(texts: readonly string[], analyzers: readonly Analyzer[], dims: number): Promise<CorpusLsaModel> {
+export interface TrainingOptions {
+  /** Non-zero dimensions (at most dims). @default DEFAULT_RANK */
+  rank?: number;
+  /** Products with A^T A before the basis is taken (randomized-svd.ts). @default 1 */
+  powerIterations?: number;
+}
+
+/**
+ * Seconds of work (Cranfield's 1,400 abstracts at the default rank: under 3 s on one loaded core;
+ * bench/README.md, Relevance), but it yields to the event loop throughout (randomized-svd.ts).
+ */
+export async function trainCorpusLsa(
+  texts: readonly string[],
+  analyzers: readonly Analyzer[],
+  dims: number,
+  options: TrainingOptions = {},
+): Promise<CorpusLsaModel> {
   const step = Math.max(1, texts.length / MAX_TRAINING_DOCS);
   const sample: Array<Map<string, number>> = [];
   for (let i = 0; i < texts.length && sample.length < MAX_TRAINING_DOCS; i = Math.floor(sample.length * step)) {
@@ -70,8 +103,8 @@ export async function trainCorpusLsa(texts: readonly string[], analyzers: readon
     rows.push(Int32Array.from(w, ([i]) => i));
     values.push(Float64Array.from(w, ([, x]) => x * scale));
   }
-  const rank = Math.min(dims, MAX_RANK);
-  const { U } = await randomizedSvd({ rowCount: terms.size, rows, values }, rank, SEED);
+  const rank = Math.min(dims, options.rank ?? DEFAULT_RANK);
+  const { U } = await randomizedSvd({ rowCount: terms.size, rows, values }, rank, SEED, options.powerIterations);
   return { model: CORPUS_LSA_V1, dims, rank, docCount: n, trainedAt: new Date().toISOString(), terms, idf, vectors: Float32Array.from(U) };
 }
 

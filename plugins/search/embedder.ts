@@ -15,8 +15,16 @@ export interface Embedder {
 
 export const builtinModels = [HASHED_EMBEDDER, HASHED_NGRAMS_V2, CORPUS_LSA_V1] as const;
 export type BuiltinModel = (typeof builtinModels)[number];
-/** What a new index, or a PATCH to `{type: "builtin"}`, gets. */
-export const LATEST_BUILTIN_MODEL: BuiltinModel = HASHED_NGRAMS_V2;
+/** What a new index, or a PATCH to `{type: "builtin"}`, gets: the one that learns the corpus (corpus-lsa.ts). */
+export const LATEST_BUILTIN_MODEL: BuiltinModel = CORPUS_LSA_V1;
+/**
+ * The built-in embedders whose vectors only restate the words of a text (hashed features): their
+ * semantic side is BM25's evidence with hashing noise, so hybrid at its default ratio does not let
+ * them move keyword's ranking (fusion.ts).
+ */
+export function isLexicalEmbedder(name: string): boolean {
+  return name === HASHED_EMBEDDER || name === HASHED_NGRAMS_V2;
+}
 /** The built-in embedders' own dimension: what `autoEmbed` without `vectorDimensions` embeds into. */
 export const BUILTIN_DIMENSIONS = 384;
 

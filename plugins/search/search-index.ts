@@ -11,7 +11,7 @@ import { evaluateFilter, type FilterNode } from './filter.js';
 import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
-import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from './corpus-lsa.js';
+import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, trainingDue, type CorpusLsaModel } from './corpus-lsa.js';
 import { EmbedderCatalog, EmbedderError, embedderFor } from './embedder.js';
 import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
 import { termStatistics } from './term-statistics.js';
@@ -228,6 +228,11 @@ export class SearchIndex {
   trainsEmbedder(record: IndexRecord = this.record): boolean {
     const e = record.settings.embedder;
     return record.settings.autoEmbed && typeof e === 'object' && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
+  }
+
+  /** Whether the trained embedder should learn the corpus now, as it has grown (corpus-lsa.ts). */
+  embedderTrainingDue(): boolean {
+    return this.trainsEmbedder() && trainingDue(this.docCount, this.termModel);
   }
 
   /**

@@ -7,6 +7,7 @@ import { compileProjection, projectSource } from './projection.js';
 import { keywordHighlighter, searchKeyword, type Hit, type KeywordQuery } from './search-keyword.js';
 import { hnswSettings, KERNEL_METRICS, type LoadedSegment, type SearchIndex } from './search-index.js';
 import { segmentColumns } from './segment-columns.js';
+import { DEFAULT_FUSION, fuseWindows, type Fusion, type Ranked } from './fusion.js';
 
 /** How the vector side of a query searches: per-query overrides of the index's vectorIndex. */
 export interface VectorSearchOptions {
@@ -25,26 +26,22 @@ export interface VectorQuery extends VectorSearchOptions {
   select?: string[];
 }
 
-export const fusions = ['rrf', 'convex'] as const;
-export type Fusion = (typeof fusions)[number];
+export { fusions, type Fusion } from './fusion.js';
 
 export interface HybridQuery extends KeywordQuery, VectorSearchOptions {
   vector: readonly number[];
   /**
    * `rrf`: reciprocal rank fusion of the two windows. `convex`: each window's scores min-max
    * normalised to 0..1 (a document missing from one window gets 0 there), then
-   * `(1 - semanticRatio) * keyword + semanticRatio * semantic`. @default 'rrf'
+   * `(1 - semanticRatio) * keyword + semanticRatio * semantic`. @default 'convex' (fusion.ts)
    */
   fusion?: Fusion;
   rrfK: number;
   windowSize: number;
   semanticRatio: number;
+  /** Where `semanticRatio` came from, for `explain` (search.ts: the request, or the default and why). */
+  semanticRatioSource?: { source: 'request' | 'default'; reason?: string; embedder?: string };
   explain: boolean;
-}
-
-interface Ranked {
-  id: string;
-  score: number;
 }
 
 function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
@@ -138,9 +135,11 @@ export async function searchSemantic(index: SearchIndex, runner: KernelRunner, q
 }
 
 /**
- * Keyword and vector retrieval fused by reciprocal rank fusion on the RRF kernel: each side's top
- * `windowSize`, weighted `1 - semanticRatio` and `semanticRatio`. When one side finds nothing, the
- * other side's order is returned as it is.
+ * Keyword and vector retrieval fused (fusion.ts): each side's top `windowSize`, weighted
+ * `1 - semanticRatio` and `semanticRatio`, by convex combination of normalised scores (the
+ * default) or reciprocal rank fusion on the RRF kernel. When one side finds nothing, the other
+ * side's order is returned as it is. `explain` gives each hit's rank, score, weight and
+ * contribution on each side, the weights and where the ratio came from.
  */
 export async function searchHybrid(
   index: SearchIndex,
@@ -164,26 +163,27 @@ export async function searchHybrid(
   };
   const lists = [keywordRanked.map((r) => idOf(r.id)), semantic.ranked.map((r) => idOf(r.id))];
   const want = query.from + query.size;
-  const fusion = query.fusion ?? 'rrf';
+  const fusion = query.fusion ?? DEFAULT_FUSION;
   const weights = { keyword: 1 - query.semanticRatio, semantic: query.semanticRatio };
+  const fused = fuseWindows(keywordRanked, semantic.ranked, { fusion, semanticRatio: query.semanticRatio, rrfK: query.rrfK });
   let order: Array<{ slot: number; score: number }>;
   if (ids.length === 0 || want === 0) order = [];
-  else if (fusion === 'convex') order = convexFusion(ids, [keywordRanked, semantic.ranked], [weights.keyword, weights.semantic], idOf).slice(0, want);
+  else if (fusion === 'convex') order = fused.slice(0, want).map((f) => ({ slot: idOf(f.id), score: f.score }));
   else if (lists[0]!.length === 0 || lists[1]!.length === 0) {
     const only = lists[0]!.length === 0 ? 1 : 0;
     order = lists[only]!.map((s, rank) => ({ slot: s, score: 1 / (query.rrfK + rank + 1) }));
   } else {
-    const fused = await runner.rrf({
+    const top = await runner.rrf({
       lists,
       k: Math.min(want, ids.length),
       weights: [weights.keyword, weights.semantic],
       rankConstant: query.rrfK,
       idSpace: ids.length,
     });
-    order = Array.from(fused.ids, (s, i) => ({ slot: s, score: fused.scores[i]! }));
+    order = Array.from(top.ids, (s, i) => ({ slot: s, score: top.scores[i]! }));
   }
-  const keywordRanks = explainSide(keywordRanked, weights.keyword, fusion, query.rrfK);
-  const semanticRanks = explainSide(semantic.ranked, weights.semantic, fusion, query.rrfK);
+  const sides = new Map(fused.map((f) => [f.id, f]));
+  const ratio = { value: query.semanticRatio, ...(query.semanticRatioSource ?? { source: 'request' as const }) };
   const highlight = query.highlight === false ? undefined : keywordHighlighter(index, query);
   const hits: Array<Hit & { explain?: unknown }> = [];
   for (const { slot: s, score } of order.slice(query.from, want)) {
@@ -200,52 +200,14 @@ export async function searchHybrid(
             explain: {
               fusion,
               ...(fusion === 'rrf' ? { rrfScore: score } : { convexScore: score }),
-              keyword: keywordRanks.get(id) ?? null,
-              semantic: semanticRanks.get(id) ?? null,
+              weights,
+              semanticRatio: ratio,
+              keyword: sides.get(id)?.keyword ?? null,
+              semantic: sides.get(id)?.semantic ?? null,
             },
           }
         : {}),
     });
   }
   return { total: ids.length, hits };
-}
-
-/** Each window's scores min-max normalised to 0..1: the best 1, the last 0 (all 1 when they tie). */
-function normalise(list: readonly Ranked[]): number[] {
-  if (list.length === 0) return [];
-  const max = list[0]!.score;
-  const min = list[list.length - 1]!.score;
-  return list.map((r) => (max > min ? (r.score - min) / (max - min) : 1));
-}
-
-/** `convex` fusion: weighted sum of the normalised scores, best first, ties by id. */
-function convexFusion(
-  ids: readonly string[],
-  sides: readonly [readonly Ranked[], readonly Ranked[]],
-  weights: readonly [number, number],
-  idOf: (id: string) => number,
-): Array<{ slot: number; score: number }> {
-  const scores = new Float64Array(ids.length);
-  sides.forEach((list, side) => {
-    const normal = normalise(list);
-    list.forEach((r, i) => (scores[idOf(r.id)]! += weights[side]! * normal[i]!));
-  });
-  return Array.from(scores, (score, slot) => ({ slot, score })).sort((a, b) => b.score - a.score || (ids[a.slot]! < ids[b.slot]! ? -1 : 1));
-}
-
-/**
- * Per document of one side's window, what `explain` shows: its rank and raw score there, the
- * side's weight, and what the side added to the fused score (`weight / (rrfK + rank)` for RRF,
- * `weight * normalised` for convex, with the normalised score).
- */
-function explainSide(list: readonly Ranked[], weight: number, fusion: Fusion, rrfK: number): Map<string, Record<string, number>> {
-  const normal = fusion === 'convex' ? normalise(list) : [];
-  return new Map(
-    list.map((r, i): [string, Record<string, number>] => [
-      r.id,
-      fusion === 'convex'
-        ? { rank: i + 1, score: r.score, weight, normalized: normal[i]!, contribution: weight * normal[i]! }
-        : { rank: i + 1, score: r.score, weight, contribution: weight / (rrfK + i + 1) },
-    ]),
-  );
 }

@@ -2,7 +2,9 @@ import { Deadline } from './deadline.js';
 import { z } from 'zod';
 import type { KernelRunner } from 'tessera-runtime/kernels';
 import { InputError } from 'tessera-runtime/plugin';
-import { embedderFor, embedQueryText } from './embedder.js';
+import { CORPUS_LSA_V1 } from './corpus-lsa.js';
+import { embedderFor, embedQueryText, isLexicalEmbedder } from './embedder.js';
+import { DEFAULT_FUSION, defaultSemanticRatio } from './fusion.js';
 import { parseFilter } from './filter.js';
 import type { SearchIndex } from './search-index.js';
 import { searchGeo } from './search-geo.js';
@@ -42,11 +44,12 @@ export const searchQuerySchema = z.strictObject({
   filter: z.unknown().optional(),
   /** Query vector for `semantic` and `hybrid` (vectorDimensions finite numbers). */
   vector: z.array(z.number()).max(4096).optional(),
-  /** `hybrid`: how the two sides combine: `rrf` (ranks) or `convex` (normalised scores). */
-  fusion: z.enum(fusions).default('rrf'),
+  /** `hybrid`: how the two sides combine: `convex` (normalised scores, default) or `rrf` (ranks); fusion.ts. */
+  fusion: z.enum(fusions).default(DEFAULT_FUSION),
   rrfK: z.number().min(0).default(60),
   windowSize: z.number().int().min(1).max(1000).default(100),
-  semanticRatio: z.number().min(0).max(1).default(0.5),
+  /** `hybrid`: the semantic side's weight; left out, 0.3, or 0 for a lexical embedder (fusion.ts). */
+  semanticRatio: z.number().min(0).max(1).optional(),
   explain: z.boolean().default(false),
   /** Beam width of the HNSW search on indexes with `vectorIndex: hnsw` (default: the index's efSearch). */
   efSearch: z.number().int().min(1).max(10_000).optional(),
@@ -88,6 +91,7 @@ export async function runSearch(
     throw new InputError('invalid_projection', 'Use either "projection" or "select", not both.');
   }
   let vector = body.vector;
+  let semanticSide: { embedder: string; lexical: boolean; untrained: boolean } | undefined;
   if ((body.mode === 'semantic' || body.mode === 'hybrid') && vector === undefined) {
     const dims = index.record.settings.vectorDimensions;
     if (!index.record.settings.autoEmbed || dims === undefined || !body.q?.trim()) {
@@ -96,8 +100,14 @@ export async function runSearch(
       });
     }
     // By the embedder that made the stored vectors; the built-in v2 weights the query by idf.
-    vector = await embedQueryText(embedderFor(index.record.settings, index.embeddingCorpus(), index.embedders)!, body.q);
+    const embedder = embedderFor(index.record.settings, index.embeddingCorpus(), index.embedders)!;
+    const e = index.record.settings.embedder;
+    const untrained = typeof e === 'object' && e.type === 'builtin' && e.model === CORPUS_LSA_V1 && embedder.name !== CORPUS_LSA_V1;
+    semanticSide = { embedder: embedder.name, lexical: isLexicalEmbedder(embedder.name), untrained };
+    vector = await embedQueryText(embedder, body.q);
   }
+  const ratio =
+    body.semanticRatio !== undefined ? { value: body.semanticRatio, source: 'request' as const } : defaultSemanticRatio(semanticSide ?? { lexical: false });
   if (body.sort) checkSort(body.sort, index.record.mappings);
   const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
   const result =
@@ -115,7 +125,14 @@ export async function runSearch(
             exact: body.exact,
           })
         : body.mode === 'hybrid'
-          ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter, deadline })
+          ? await searchHybrid(index, kernels, {
+              ...body,
+              vector: vector!,
+              filter,
+              deadline,
+              semanticRatio: ratio.value,
+              semanticRatioSource: { ...ratio, ...(semanticSide ? { embedder: semanticSide.embedder } : {}) },
+            })
           : await searchKeyword(index, kernels, { ...body, filter, deadline });
   return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
 }

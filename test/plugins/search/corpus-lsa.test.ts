@@ -178,7 +178,11 @@ describe('corpus-lsa-v1 over HTTP', () => {
   it('refuses to train an index whose embedder does not learn, with 400 validation_failed', async () => {
     const t = await createTestApp(manifest);
     const base = `${t.url()}/v1/indexes`;
-    await postJson(base, { name: 'plain', mappings: { text: { type: 'text' } }, settings: { vectorDimensions: 8, autoEmbed: true } });
+    await postJson(base, {
+      name: 'plain',
+      mappings: { text: { type: 'text' } },
+      settings: { vectorDimensions: 8, autoEmbed: true, embedder: { type: 'builtin', model: 'hashed-ngrams-v2' } },
+    });
     const res = await postJson(`${base}/plain/embedder/train`, {});
     expect(res.status).toBe(400);
     expect((await json(res)).error).toMatchObject({

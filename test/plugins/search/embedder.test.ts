@@ -222,7 +222,7 @@ describe('autoEmbed through an embedder the manifest names', () => {
     expect(mismatch.error).toMatchObject({ code: 'embedder_not_allowed', message: expect.stringContaining(`${DIMS} dimensions`) });
     // The built-in keeps its own name.
     const builtin = await json(await postJson(base, { name: 'b', settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: 'builtin' } }));
-    expect(builtin.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
+    expect(builtin.index.settings.embedder).toEqual({ type: 'builtin', model: 'corpus-lsa-v1' });
   });
 
   it('keeps an index stored with an inline endpoint working, with a start-up warning naming it', async () => {

@@ -57,11 +57,11 @@ describe('hashed-ngrams-v2 through the API', () => {
   });
   afterAll(() => t.stop());
 
-  it('writes hashed-ngrams-v2 into the settings of a new index, also when the builtin embedder is named without a model', async () => {
+  it('writes the latest built-in model (corpus-lsa-v1) into the settings of a new index, also when the builtin embedder is named without a model', async () => {
     const created = await json(
       await postJson(base, { name: 'fresh', mappings: { title: { type: 'text' } }, settings: { vectorDimensions: DIMS, autoEmbed: true } }),
     );
-    expect(created.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
+    expect(created.index.settings.embedder).toEqual({ type: 'builtin', model: 'corpus-lsa-v1' });
     const named = await json(
       await postJson(base, {
         name: 'named',
@@ -69,7 +69,7 @@ describe('hashed-ngrams-v2 through the API', () => {
         settings: { vectorDimensions: DIMS, autoEmbed: true, embedder: { type: 'builtin' } },
       }),
     );
-    expect(named.index.settings.embedder).toEqual({ type: 'builtin', model: 'hashed-ngrams-v2' });
+    expect(named.index.settings.embedder).toEqual({ type: 'builtin', model: 'corpus-lsa-v1' });
     const bad = await patchJson(`${base}/named`, { settings: { embedder: { type: 'builtin', model: 'hashed-ngrams-v9' } } });
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.code).toBe('validation_failed');

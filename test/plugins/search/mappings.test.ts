@@ -30,7 +30,7 @@ const defaults = {
   dynamic: false,
   vectorQuantization: 'none',
   vectorIndex: { type: 'flat' },
-  embedder: { type: 'builtin', model: 'hashed-ngrams-v2' },
+  embedder: { type: 'builtin', model: 'corpus-lsa-v1' },
 };
 
 describe('field mappings', () => {

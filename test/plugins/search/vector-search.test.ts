@@ -82,7 +82,16 @@ describe('semantic and hybrid search', () => {
 
   it('fuses keyword and vector ranks with RRF, weighted by semanticRatio, and explains each hit', async () => {
     const result = await json(
-      await postJson(`${base}/m-cosine/search`, { mode: 'hybrid', q: 'odd', vector: query, size: 5, windowSize: 50, explain: true, semanticRatio: 0.5 }),
+      await postJson(`${base}/m-cosine/search`, {
+        mode: 'hybrid',
+        q: 'odd',
+        vector: query,
+        size: 5,
+        windowSize: 50,
+        explain: true,
+        semanticRatio: 0.5,
+        fusion: 'rrf',
+      }),
     );
     const keyword = await json(await postJson(`${base}/m-cosine/search`, { q: 'odd', size: 50, highlight: false }));
     const semantic = bruteForce('cosine').slice(0, 50);

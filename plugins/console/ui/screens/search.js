@@ -33,7 +33,8 @@ function buildQuery(f) {
     }
   }
   if (f.mode === 'hybrid') {
-    body.semanticRatio = Number(f.ratio);
+    // Empty: the server's default (0.3, or 0 for a lexical embedder; docs/search-query.md).
+    if (f.ratio.trim() !== '') body.semanticRatio = Number(f.ratio);
     body.explain = f.explain;
   }
   if (f.mode === 'geo') {
@@ -99,7 +100,7 @@ export default function SearchPlayground() {
     filter: '',
     size: '10',
     vector: '',
-    ratio: '0.5',
+    ratio: '',
     explain: true,
     lat: '',
     lon: '',
@@ -156,7 +157,15 @@ export default function SearchPlayground() {
       ${
         f.mode === 'hybrid'
           ? html`<div class="row">
-              <${Input} label="Semantic ratio (0 to 1)" type="number" step="0.05" min="0" max="1" value=${f.ratio} onInput=${set('ratio')} />
+              <${Input}
+                label="Semantic ratio (0 to 1, empty for the default)"
+                type="number"
+                step="0.05"
+                min="0"
+                max="1"
+                value=${f.ratio}
+                onInput=${set('ratio')}
+              />
               <${Checkbox} label="Explain the ranking" checked=${f.explain} onChange=${set('explain')} />
             </div>`
           : null
