@@ -84,12 +84,19 @@ export function registerHub(
     summary: 'Registered workflows served as routes, with their metadata',
     handler: async ({ tenant }) => {
       const list = await storage.listWorkflows(tenant);
-      return {
-        apis: list.map((w) => {
-          const st = svc.stats.get(w.id);
-          return { ...publicWorkflow(w), live: [...svc.live.values()].some((l) => l.tenant === tenant && l.id === w.id), executions: st?.executions ?? {} };
-        }),
-      };
+      const apis = [];
+      for (const w of list) {
+        const st = svc.stats.get(w.id);
+        // The newest trace of the workflow, so a list shows each one's last run.
+        const last = (await storage.queryExecutions(tenant, { workflow: w.id, limit: 1 })).executions[0];
+        apis.push({
+          ...publicWorkflow(w),
+          live: [...svc.live.values()].some((l) => l.tenant === tenant && l.id === w.id),
+          executions: st?.executions ?? {},
+          lastExecution: last ? { id: last.id, status: last.status, startedAt: last.startedAt, durationMs: last.durationMs ?? null } : null,
+        });
+      }
+      return { apis };
     },
   });
 

@@ -1,0 +1,313 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../helpers/app.js';
+import { hasChromium, launch, seriousViolations } from '../console/browser.js';
+import { orders, ping, xss } from './hub-ui-fixtures.js';
+import { startWorkflow, type WfApp } from './helpers.js';
+
+const artifacts = path.join(repoRoot, 'test-artifacts', 'hub');
+
+describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }, () => {
+  let w: WfApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    w = await startWorkflow();
+    for (const spec of [orders, ping]) expect((await w.call('POST', '/hub/workflows', { body: spec })).status).toBe(201);
+    browser = await launch();
+    context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+    page = await context.newPage();
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => m.type() === 'error' && !/status of 40[134]/.test(m.text()) && problems.push(`console: ${m.text()}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await w?.stop();
+  });
+
+  const go = (p: string) => page.goto(w.base + p);
+  const heading = () => page.locator('h1');
+  const shot = (name: string) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  const noSerious = async () => expect(await seriousViolations(page)).toEqual([]);
+
+  it('sends a signed-out user to sign-in and signs in with a key through the session cookie', async () => {
+    await go('/workflows');
+    await expect.poll(() => page.url()).toBe(`${w.base}/sign-in?next=%2Fworkflows`);
+    await heading().filter({ hasText: 'Sign in to the workflow hub' }).waitFor();
+    await noSerious();
+    await shot('01-sign-in');
+    await page.getByLabel('API key').fill(w.adminKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.url()).toBe(`${w.base}/workflows`);
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'tessera_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+  });
+
+  it('lists workflows with route, tags, version and last run, markup in a tag shown as text', async () => {
+    const row = page.getByRole('row').filter({ hasText: 'orders' });
+    await row.waitFor();
+    expect(await row.locator('td').allInnerTexts()).toEqual(['orders', 'POST /orders', `shop ${xss}`, '1', 'hub', 'never run', expect.any(String)]);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    await noSerious();
+    await shot('02-workflows');
+  });
+
+  it('draws the DAG, places a validation error on its path and line, then saves the fix and serves it', async () => {
+    await page.getByRole('link', { name: 'orders', exact: true }).click();
+    await heading().filter({ hasText: 'Workflow orders' }).waitFor();
+    const drawing = page.getByRole('img', { name: /Drawing of the workflow orders: 11 steps/ });
+    await drawing.waitFor();
+    for (const label of ['branch 0', 'branch 1', 'if {{input.amount}} > 100', 'else', 'when {{input.amount}} > 1000', 'default'])
+      await drawing.locator('text.dag-lane-label', { hasText: label }).first().waitFor();
+    expect(await drawing.locator('g.dag-node').count()).toBe(11);
+    const editor = page.getByLabel('Workflow JSON');
+    const good = await editor.inputValue();
+    expect(JSON.parse(good)).toMatchObject({ name: 'orders', steps: orders.steps });
+    // An attribute nobody supplies: the server's error lands on the value's line and outlines the step.
+    await editor.fill(good.replace('"amount": "{{input.amount}}"', '"amount": "{{attrs.region}}"'));
+    const problem = page.locator('.json-problems li[data-path="$.steps[0].config.set.amount"]');
+    await problem.waitFor();
+    expect(await problem.innerText()).toContain('no attribute "region"');
+    const line = good.split('\n').findIndex((l) => l.includes('"amount": "{{input.amount}}"')) + 1;
+    expect(await problem.getByRole('button').innerText()).toBe(`line ${line}`);
+    expect(await page.locator('.json-gutter li.json-gutter-bad').allInnerTexts()).toEqual([`⚠ ${line}`]);
+    expect(await drawing.locator('g.dag-bad').getAttribute('data-path')).toBe('$.steps[0]');
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    // Choosing the error selects the offending value in the text.
+    await problem.getByRole('button').click();
+    expect(await page.evaluate('document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)')).toBe(
+      '"amount": "{{attrs.region}}"',
+    );
+    await noSerious();
+    await shot('03-workflow-error');
+    // Not JSON at all: the parse error is on its line too.
+    await editor.fill(good.replace('"version": "1",', '"version": "1"'));
+    await page.locator('.json-problems li').filter({ hasText: 'not JSON' }).waitFor();
+    await editor.fill(good.replace('"version": "1"', '"version": "2"'));
+    await page.locator('.json-problems').waitFor({ state: 'detached' });
+    await page.getByText('valid', { exact: false }).first().waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved version 2: POST /orders is served now.').waitFor();
+    const stored = await w.call('GET', '/hub/workflows');
+    expect(stored.body.workflows.find((x: { id: string }) => x.id === 'orders').version).toBe('2');
+  });
+
+  it('calls the live route and finds the execution in traces with its waterfall', async () => {
+    await page.getByLabel('Request body (JSON)').fill('{"customer": "c1", "amount": 150}');
+    await page.getByRole('button', { name: 'Call POST /orders' }).click();
+    const answer = page.locator('.try-answer');
+    await answer.getByText('HTTP 200').waitFor();
+    expect(JSON.parse(await answer.locator('pre').innerText())).toEqual({
+      customer: 'c1',
+      amount: 150,
+      credit: 'ok',
+      stock: 3,
+      reserved: true,
+      review: true,
+      queue: 'auto',
+    });
+    const executionId = await answer.getByRole('link').innerText();
+    // The trace list, filtered by workflow, status and the searchFields value.
+    await page.getByRole('link', { name: 'Traces', exact: true }).click();
+    await heading().filter({ hasText: 'Traces' }).waitFor();
+    await page.getByLabel('Workflow').selectOption('orders');
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByLabel('Field customer').fill('c1');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.url()).toBe(`${w.base}/traces?workflow=orders&status=completed&field.customer=c1`);
+    const row = page.getByRole('row').filter({ hasText: executionId });
+    await row.waitFor();
+    expect(await page.getByRole('row').count()).toBe(2);
+    await noSerious();
+    await shot('04-traces');
+    await page.getByLabel('Field customer').fill('nobody');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No execution matches.').waitFor();
+    await page.getByLabel('Field customer').fill('c1');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('link', { name: executionId }).click();
+    await heading()
+      .filter({ hasText: `Execution ${executionId}` })
+      .waitFor();
+    const waterfall = page.getByRole('img', { name: /Waterfall of 10 steps/ });
+    await waterfall.waitFor();
+    // The two fanOut branches are parallel rows; the second holds both its steps.
+    const lanes = waterfall.locator('g.wf-lane');
+    expect(await lanes.locator('text.wf-label').allTextContents()).toEqual(['lookup › branch 0', 'lookup › branch 1']);
+    expect(await lanes.nth(1).locator('g.wf-bar').count()).toBe(2);
+    expect(await waterfall.locator('g.wf-bar').count()).toBe(10);
+    const trace = (await w.call('GET', `/hub/traces/${executionId}`)).body.trace;
+    const credit = trace.steps.find((s: { id: string }) => s.id === 'credit');
+    const stock = trace.steps.find((s: { id: string }) => s.id === 'stock');
+    // Both branches started together: their bars overlap in time.
+    expect(Math.abs(Date.parse(credit.startedAt) - Date.parse(stock.startedAt))).toBeLessThan(20);
+    const creditRow = page.getByRole('row').filter({ has: page.getByRole('button', { name: 'credit', exact: true }) });
+    const cells = await creditRow.locator('td').allInnerTexts();
+    expect(cells.slice(1, 4)).toEqual(['mock', 'lookup › branch 0', 'completed']);
+    expect(cells[5]).toMatch(/^\d+(\.\d+)? ms$/);
+    await page.getByRole('button', { name: 'reserve', exact: true }).click();
+    expect(JSON.parse(await page.getByLabel('Input of reserve').innerText())).toEqual({ stock: 3 });
+    expect(JSON.parse(await page.getByLabel('Output of reserve').innerText())).toEqual({ stock: 3, reserved: true });
+    await noSerious();
+    await shot('05-trace-waterfall');
+    // Saved as a regression test from this trace.
+    await page.getByLabel('Test name').fill('orders from c1');
+    await page.getByRole('button', { name: 'Save test' }).click();
+    await page.getByText('Saved as the test orders from c1').waitFor();
+  });
+
+  it('runs a failing test and shows its structural diff, and a passing one', async () => {
+    const expected = { customer: 'c9', amount: 5, credit: 'ok', stock: 3, reserved: true, queue: 'manual' };
+    const bad = await w.call('POST', '/hub/tests', {
+      body: { name: `wrong queue ${xss}`, workflow: 'orders', input: { customer: 'c9', amount: 5 }, expected },
+    });
+    expect(bad.status).toBe(201);
+    await page.getByRole('link', { name: 'Tests', exact: true }).click();
+    await heading().filter({ hasText: 'Tests' }).waitFor();
+    await page.getByRole('button', { name: `Run test wrong queue ${xss}` }).click();
+    const failure = page.getByRole('region', { name: `Failure of wrong queue ${xss}` });
+    await failure.waitFor();
+    expect(await failure.getByRole('row').nth(1).locator('td').allInnerTexts()).toEqual(['$.queue', 'changed', '"manual"', '"auto"']);
+    expect(await failure.getByRole('row').count()).toBe(2);
+    await page.getByText('0 of 1 passed, 1 failed.', { exact: false }).waitFor();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    await noSerious();
+    await shot('06-test-diff');
+    await page.getByRole('button', { name: 'Run test orders from c1' }).click();
+    await page.getByText('1 of 1 passed, 0 failed.', { exact: false }).waitFor();
+  });
+
+  it('plans a deployment with a breaking change highlighted and downloads the bundle', async () => {
+    await page.getByRole('link', { name: 'Deploy', exact: true }).click();
+    await heading().filter({ hasText: 'Deploy' }).waitFor();
+    const target = page.getByLabel('Target workflows (JSON array)');
+    const current = JSON.parse(await target.inputValue()) as Array<{ name: string; route: { path: string } }>;
+    expect(current.map((s) => s.name).sort()).toEqual(['orders', 'ping']);
+    current.find((s) => s.name === 'orders')!.route.path = '/orders-v2';
+    await target.fill(JSON.stringify(current.filter((s) => s.name === 'orders')));
+    await page.getByRole('button', { name: 'Plan' }).click();
+    await page.getByText('2 breaking changes').waitFor();
+    const breaking = page.locator('.plan-destructive');
+    expect(await breaking.count()).toBe(2);
+    expect(await page.locator('.breaking li').allInnerTexts()).toEqual([
+      'breaking route_removed orders: POST /orders is no longer served (moved to /orders-v2)',
+      'breaking route_removed ping: GET /ping is removed',
+    ]);
+    await noSerious();
+    await shot('07-deploy-plan');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download bundle' }).click()]);
+    expect(download.suggestedFilename()).toBe('tessera-workflows.tar');
+    const file = path.join(artifacts, 'tessera-workflows.tar');
+    await download.saveAs(file);
+    const listing = execFileSync('tar', ['-tf', file], { encoding: 'utf8' }).trim().split('\n').sort();
+    expect(listing).toEqual([
+      'tessera-workflows/',
+      'tessera-workflows/README.md',
+      'tessera-workflows/manifest.json',
+      'tessera-workflows/package.json',
+      'tessera-workflows/workflows/',
+      'tessera-workflows/workflows/orders.json',
+      'tessera-workflows/workflows/orders.test.json',
+      'tessera-workflows/workflows/ping.json',
+    ]);
+    const spec = JSON.parse(execFileSync('tar', ['-xOf', file, 'tessera-workflows/workflows/orders.json'], { encoding: 'utf8' }));
+    expect(spec).toMatchObject({ name: 'orders', version: '2' });
+  });
+
+  it('manages access: users, the permission matrix and a key shown once', async () => {
+    await page.getByRole('link', { name: 'Access', exact: true }).click();
+    await heading().filter({ hasText: 'Access' }).waitFor();
+    const matrix = page.getByRole('table', { name: 'Permission matrix' });
+    await matrix.waitFor();
+    const deployRow = matrix.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'workflow:deploy' }) });
+    const header = await matrix.getByRole('row').first().locator('th').allInnerTexts();
+    const cells = await deployRow.locator('td').allInnerTexts();
+    const granted = header.slice(2).filter((_, i) => cells[i + 1]!.startsWith('✓'));
+    expect(granted).toEqual(['superadmin', 'admin', 'operator']);
+    await page.getByLabel('User name').fill('ops-ana');
+    await page.getByLabel('Role', { exact: true }).selectOption('operator');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await page.getByRole('row').filter({ hasText: 'ops-ana' }).waitFor();
+    await page.getByLabel('Key name').fill('ci deploy');
+    await page.getByLabel('For user').selectOption({ label: 'ops-ana' });
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByTestId('new-secret').innerText();
+    expect(secret).toMatch(/^tsk_/);
+    const me = await fetch(`${w.base}/hub/me`, { headers: { 'x-api-key': secret } }).then((r) => r.json());
+    expect(me.user.name).toBe('ops-ana');
+    expect(me.permissions).toContain('workflow:deploy');
+    await noSerious();
+    await shot('08-access');
+  });
+
+  it('charts executions by status and latency percentiles per workflow', async () => {
+    await page.getByRole('link', { name: 'Metrics', exact: true }).click();
+    await heading().filter({ hasText: 'Metrics' }).waitFor();
+    const status = page.getByRole('figure').filter({ hasText: 'Executions by status, per workflow' });
+    await status.waitFor();
+    const row = status.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'orders' }) });
+    expect(await row.locator('td').allInnerTexts()).toEqual(['1', '–', '–', '–', '–']);
+    expect(await status.locator('svg rect[fill="#146c2e"]').count()).toBeGreaterThan(1);
+    const latency = page.getByRole('figure').filter({ hasText: 'Latency percentiles' });
+    const lat = await latency
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'orders' }) })
+      .locator('td')
+      .allInnerTexts();
+    expect(lat).toHaveLength(3);
+    for (const v of lat) expect(v).toMatch(/ms$/);
+    await noSerious();
+    await shot('09-metrics');
+  });
+
+  it('is usable from the keyboard: skip link, screens in order, focus on the new title', async () => {
+    await go('/workflows');
+    await heading().filter({ hasText: 'Workflows' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      order.push((await page.evaluate('document.activeElement.textContent')) as string);
+    }
+    expect(order).toEqual(['Workflows', 'Traces', 'Tests', 'Deploy', 'Access', 'Metrics']);
+    await page.keyboard.press('Enter');
+    await heading().filter({ hasText: 'Metrics' }).waitFor();
+    await expect.poll(() => page.evaluate('document.activeElement.id')).toBe('page-title');
+  });
+
+  it('deletes a workflow after typing its name, and its route stops', async () => {
+    await go('/workflows/ping');
+    await heading().filter({ hasText: 'Workflow ping' }).waitFor();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete workflow ping' });
+    await dialog.waitFor();
+    const confirm = dialog.getByRole('button', { name: 'Delete' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel('Name of the workflow').fill('ping');
+    await confirm.click();
+    await expect.poll(() => page.url()).toBe(`${w.base}/workflows`);
+    await page.getByRole('row').filter({ hasText: 'orders' }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'GET /ping' }).count()).toBe(0);
+    expect((await fetch(`${w.base}/ping`)).status).toBe(404);
+  });
+
+  it('signs out back to the sign-in page; nothing ran from the injected markup', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading().filter({ hasText: 'Sign in to the workflow hub' }).waitFor();
+    await go('/traces');
+    await expect.poll(() => page.url()).toBe(`${w.base}/sign-in?next=%2Ftraces`);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+});
