@@ -185,6 +185,10 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     await shot('06-test-diff');
     await page.getByRole('button', { name: 'Run test orders from c1' }).click();
     await page.getByText('1 of 1 passed, 0 failed.', { exact: false }).waitFor();
+    await page.getByRole('button', { name: `Delete test wrong queue ${xss}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete test' }).click();
+    await page.getByRole('button', { name: `Run test wrong queue ${xss}` }).waitFor({ state: 'detached' });
+    expect((await w.call('GET', '/hub/tests')).body.tests.map((x: { name: string }) => x.name)).toEqual(['orders from c1']);
   });
 
   it('plans a deployment with a breaking change highlighted and downloads the bundle', async () => {

@@ -16,6 +16,7 @@ export function StatusBadge({ status }) {
 
 export function ms(v) {
   if (v === null || v === undefined) return '–';
+  if (v === 0) return '0 ms';
   if (v >= 1000) return (v / 1000).toFixed(v >= 10_000 ? 0 : 2) + ' s';
   return (v >= 10 ? Math.round(v) : Number(v).toFixed(v >= 1 ? 1 : 2)) + ' ms';
 }

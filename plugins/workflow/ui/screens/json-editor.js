@@ -56,8 +56,7 @@ export function JsonEditor({ label, value, onInput, problems = [], rows = 24, re
               ${problems.map(
                 (p) =>
                   html`<li data-path=${p.path}>
-                    <button type="button" class="link" onClick=${() => select(p)}>line ${p.line}</button>
-                    <code>${p.path}</code> ${p.message}
+                    <button type="button" class="link" onClick=${() => select(p)}>line ${p.line}</button>${': '}<code>${p.path}</code>${' '}${p.message}
                   </li>`,
               )}
             </ul>

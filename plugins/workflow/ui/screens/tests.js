@@ -1,6 +1,6 @@
 import { html, useState } from '../lib/preact.js';
 import { request } from '../lib/api.js';
-import { Button, ErrorBox, Loading, Notice, Page, Table, formatTime, useResource } from '../lib/components.js';
+import { Button, Dialog, ErrorBox, Loading, Notice, Page, Table, formatTime, useResource } from '../lib/components.js';
 import { Link } from '../lib/router.js';
 import { StatusBadge, ms } from './common.js';
 
@@ -43,8 +43,10 @@ export default function Tests() {
       setBusy(false);
     }
   };
-  const remove = async (t) => {
-    if (!confirm(`Delete the test "${t.name}"?`)) return;
+  const [removing, setRemoving] = useState(null);
+  const remove = async () => {
+    const t = removing;
+    setRemoving(null);
     try {
       await request('/hub/tests/' + encodeURIComponent(t.id), { method: 'DELETE' });
       data.reload();
@@ -97,7 +99,7 @@ export default function Tests() {
                 label: 'Actions',
                 render: (t) =>
                   html`<${Button} disabled=${busy} onClick=${() => start([t.id])} aria-label=${'Run test ' + t.name}>Run<//>
-                    <${Button} kind="ghost" onClick=${() => remove(t)} aria-label=${'Delete test ' + t.name}>Delete<//>`,
+                    <${Button} kind="ghost" onClick=${() => setRemoving(t)} aria-label=${'Delete test ' + t.name}>Delete<//>`,
               },
             ]}
           />`
@@ -115,5 +117,12 @@ export default function Tests() {
             )
         : null
     }
+    <${Dialog} open=${Boolean(removing)} title=${removing ? `Delete the test ${removing.name}?` : ''} onClose=${() => setRemoving(null)}>
+      <p>The test is removed from this tenant; traces and workflows stay.</p>
+      <div class="actions">
+        <${Button} onClick=${() => setRemoving(null)}>Cancel<//>
+        <${Button} kind="danger" onClick=${remove}>Delete test<//>
+      </div>
+    <//>
   <//>`;
 }

@@ -1,0 +1,98 @@
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, repoRoot, type TestApp } from '../../helpers/app.js';
+import { hasChromium, launch, seriousViolations } from '../console/browser.js';
+import { ping } from './hub-ui-fixtures.js';
+
+/** The hub listener as manifests/default.json declares it: the workflow plugin alone, no auth. */
+describe('hub UI on an open listener (the default manifest)', { timeout: 60_000 }, () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    t = await createTestApp({ listeners: [{ name: 'hub', port: 0, plugins: ['workflow'] }], plugins: { workflow: {} } });
+    base = t.url('hub');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('says before sign-in that auth is off and there is no rbac to sign in with', async () => {
+    const res = await fetch(`${base}/hub/ui`);
+    expect(await res.json()).toEqual({
+      ok: true,
+      name: 'test',
+      version: '1.0.0',
+      auth: false,
+      signIn: null,
+      rbac: false,
+      listener: 'hub',
+      protectInvoke: false,
+    });
+  });
+
+  it('serves the page at / and at client paths under the strict CSP, and the kit beside it', async () => {
+    for (const p of ['/', '/workflows', '/traces/ex_1']) {
+      const res = await fetch(base + p, { headers: { accept: 'text/html' } });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('<script type="module" src="/app.js"></script>');
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+    for (const p of ['/app.js', '/hub.css', '/lib/sign-in.js', '/lib/charts.js', '/lib/tar.js', '/vendor/standalone.module.js'])
+      expect((await fetch(base + p)).status).toBe(200);
+  });
+
+  it("lists each workflow's last run in /hub/apis", async () => {
+    expect((await fetch(`${base}/hub/workflows`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ping) })).status).toBe(
+      201,
+    );
+    let apis = (await (await fetch(`${base}/hub/apis`)).json()).apis;
+    expect(apis[0].lastExecution).toBeNull();
+    const call = await fetch(`${base}/ping`);
+    expect(call.status).toBe(200);
+    const id = call.headers.get('x-execution-id');
+    apis = (await (await fetch(`${base}/hub/apis`)).json()).apis;
+    expect(apis[0].lastExecution).toEqual({ id, status: 'completed', startedAt: expect.any(String), durationMs: expect.any(Number) });
+  });
+
+  it.skipIf(!hasChromium)('opens every screen without sign-in; Access is absent without rbac', async () => {
+    browser = await launch();
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(base + '/');
+    await expect.poll(() => page.url()).toBe(`${base}/workflows`);
+    await page.getByRole('row').filter({ hasText: 'GET /ping' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Screens' }).getByRole('link').allInnerTexts()).toEqual([
+      'Workflows',
+      'Traces',
+      'Tests',
+      'Deploy',
+      'Metrics',
+    ]);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Sign in' }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(repoRoot, 'test-artifacts', 'hub', '10-open-listener.png'), fullPage: true });
+    await page.goto(base + '/access');
+    await page.locator('h1').filter({ hasText: 'Not found' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('hub UI switched off', () => {
+  it('serves no page with ui: false; /hub/* stays', async () => {
+    const t = await createTestApp({ listeners: [{ name: 'hub', port: 0, plugins: ['workflow'] }], plugins: { workflow: { options: { ui: false } } } });
+    try {
+      const base = t.url('hub');
+      expect((await fetch(base + '/', { headers: { accept: 'text/html' } })).status).toBe(404);
+      expect((await fetch(base + '/hub/ui')).status).toBe(200);
+    } finally {
+      await t.stop();
+    }
+  });
+});
