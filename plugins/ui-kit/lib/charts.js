@@ -29,8 +29,13 @@ export function BarChart({ title, rows, series, unit = '', grouped = false, form
       const w = (v / max) * barW;
       const rect = grouped
         ? html`<rect x=${labelW} y=${y + si * (barH + 2)} width=${Math.max(v > 0 ? 1 : 0, w)} height=${barH} fill=${colour(s, si)}>
-            <title>${`${r.label} ${s.label}: ${format(v)}${unit}`}</title>
-          </rect>`
+              <title>${`${r.label} ${s.label}: ${format(v)}${unit}`}</title>
+            </rect>
+            ${
+              r.values[s.key] === null || r.values[s.key] === undefined
+                ? null
+                : html`<text x=${labelW + w + 6} y=${y + si * (barH + 2) + 11} font-size="11" fill="currentColor">${s.label} ${format(v)}${unit}</text>`
+            }`
         : html`<rect x=${x} y=${y} width=${w} height=${barH} fill=${colour(s, si)}>
             <title>${`${r.label} ${s.label}: ${format(v)}${unit}`}</title>
           </rect>`;
@@ -57,7 +62,9 @@ export function BarChart({ title, rows, series, unit = '', grouped = false, form
           </li>`,
       )}
     </ul>
-    <svg width="100%" preserveAspectRatio="xMinYMin meet" viewBox=${`0 0 ${labelW + barW + 80} ${height}`} aria-hidden="true">${bars}</svg>
+    <svg width=${labelW + barW + 80} height=${height} preserveAspectRatio="xMinYMin meet" viewBox=${`0 0 ${labelW + barW + 80} ${height}`} aria-hidden="true">
+      ${bars}
+    </svg>
     <table class="chart-data">
       <caption class="sr-only">
         ${title}

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/app.js';
@@ -39,9 +40,23 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
   const noSerious = async () => expect(await seriousViolations(page)).toEqual([]);
 
   it('sends a signed-out user to sign-in and signs in with a key through the session cookie', async () => {
+    const scripts = new Map<string, number>();
+    page.on('response', async (r) => {
+      if (r.request().resourceType() === 'script') scripts.set(r.url(), gzipSync(await r.body()).length);
+    });
     await go('/workflows');
     await expect.poll(() => page.url()).toBe(`${w.base}/sign-in?next=%2Fworkflows`);
     await heading().filter({ hasText: 'Sign in to the workflow hub' }).waitFor();
+    const firstRenderMs = Math.round((await page.evaluate('performance.now()')) as number);
+    page.removeAllListeners('response');
+    const total = [...scripts.values()].reduce((a, b) => a + b, 0);
+    writeFileSync(
+      path.join(artifacts, 'budget.json'),
+      JSON.stringify({ firstRenderMs, scriptsGzipBytes: total, scripts: Object.fromEntries(scripts) }, null, 2),
+    );
+    // Served from this origin only, within the control plane's budget.
+    for (const url of scripts.keys()) expect(url.startsWith(w.base)).toBe(true);
+    expect(total).toBeLessThanOrEqual(100 * 1024);
     await noSerious();
     await shot('01-sign-in');
     await page.getByLabel('API key').fill(w.adminKey);

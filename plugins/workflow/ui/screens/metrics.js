@@ -49,7 +49,7 @@ export default function Metrics() {
             </dl>
             ${
               m.workflows.length
-                ? html`<div class="cards">
+                ? html`<div class="chart-stack">
                     <div class="card">
                       <${BarChart}
                         title="Executions by status, per workflow"
