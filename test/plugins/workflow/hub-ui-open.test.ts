@@ -78,6 +78,21 @@ describe('hub UI on an open listener (the default manifest)', { timeout: 60_000 
     expect(await page.getByRole('link', { name: 'Sign in' }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: path.join(repoRoot, 'test-artifacts', 'hub', '10-open-listener.png'), fullPage: true });
+    // A new workflow from the template: created, drawn and served at once.
+    await page.getByRole('link', { name: 'New workflow' }).click();
+    await page.locator('h1').filter({ hasText: 'New workflow' }).waitFor();
+    const editor = page.getByLabel('Workflow JSON');
+    const spec = JSON.parse(await editor.inputValue());
+    spec.name = 'hello';
+    spec.route.path = '/hello';
+    await editor.fill(JSON.stringify(spec, null, 2));
+    await page.getByRole('img', { name: 'Drawing of the workflow hello: 1 step' }).waitFor();
+    await page.getByText('valid', { exact: false }).first().waitFor();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/workflows/hello`);
+    await page.getByText('Saved version 1: POST /hello is served now.').waitFor();
+    const answer = await fetch(`${base}/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": 1}' });
+    expect(await answer.json()).toEqual({ received: { a: 1 } });
     await page.goto(base + '/access');
     await page.locator('h1').filter({ hasText: 'Not found' }).waitFor();
     expect(problems).toEqual([]);
