@@ -145,6 +145,14 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     expect(await page.getByRole('row').count()).toBe(2);
     await noSerious();
     await shot('04-traces');
+    // A time range that ends before the execution started holds nothing.
+    await page.getByLabel('Started until').fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No execution matches.').waitFor();
+    await page.getByLabel('Started until').fill('');
+    await page.getByLabel('Started from').fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('row').filter({ hasText: executionId }).waitFor();
     await page.getByLabel('Field customer').fill('nobody');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No execution matches.').waitFor();
@@ -255,6 +263,7 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     expect(granted).toEqual(['superadmin', 'admin', 'operator']);
     await page.getByLabel('User name').fill('ops-ana');
     await page.getByLabel('Role', { exact: true }).selectOption('operator');
+    await page.getByLabel('Password (optional, 12+ characters)').fill('tide tables at dawn');
     await page.getByRole('button', { name: 'Add user' }).click();
     await page.getByRole('row').filter({ hasText: 'ops-ana' }).waitFor();
     await page.getByLabel('Key name').fill('ci deploy');
@@ -321,11 +330,25 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     expect((await fetch(`${w.base}/ping`)).status).toBe(404);
   });
 
-  it('signs out back to the sign-in page; nothing ran from the injected markup', async () => {
+  it('signs out; a password sign-in as an operator sees the spec read-only and is refused tests; nothing ran from the injected markup', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading().filter({ hasText: 'Sign in to the workflow hub' }).waitFor();
-    await go('/traces');
-    await expect.poll(() => page.url()).toBe(`${w.base}/sign-in?next=%2Ftraces`);
+    await go('/workflows/orders');
+    await expect.poll(() => page.url()).toBe(`${w.base}/sign-in?next=%2Fworkflows%2Forders`);
+    // The operator signs in with a user name and password; the page offers only what it may do.
+    await page.getByLabel('Sign in with').selectOption('password');
+    await page.getByLabel('User name').fill('ops-ana');
+    await page.getByLabel('Password').fill('tide tables at dawn');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.url()).toBe(`${w.base}/workflows/orders`);
+    await page.getByRole('img', { name: /Drawing of the workflow orders/ }).waitFor();
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    expect(await page.getByLabel('Workflow JSON').getAttribute('readonly')).not.toBeNull();
+    await page.getByRole('link', { name: 'Tests', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'permission_denied' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading().filter({ hasText: 'Sign in to the workflow hub' }).waitFor();
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(problems).toEqual([]);
   });

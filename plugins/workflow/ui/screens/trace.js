@@ -32,16 +32,11 @@ function SaveAsTest({ trace }) {
 export default function Trace({ params, session }) {
   const data = useResource(async () => {
     const { trace } = await request('/hub/traces/' + encodeURIComponent(params.id));
-    // The spec places steps in fanOut branches and derives their inputs; absent when deleted.
-    let spec = null;
-    try {
-      const { workflows } = await request('/hub/workflows');
-      const w = workflows.find((x) => x.id === trace.workflow);
-      if (w && w.version === trace.workflowVersion) spec = w.spec;
-      else if (w) spec = w.spec;
-    } catch {
-      spec = null;
-    }
+    // The spec places steps in fanOut branches and derives their inputs; null once deleted.
+    const spec = await request('/hub/workflows').then(
+      ({ workflows }) => (workflows.find((x) => x.id === trace.workflow) || { spec: null }).spec,
+      () => null,
+    );
     return { trace, spec };
   }, [params.id]);
   const [selected, setSelected] = useState(null);
