@@ -259,6 +259,7 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     const deployRow = matrix.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'workflow:deploy' }) });
     const header = await matrix.getByRole('row').first().locator('th').allInnerTexts();
     const cells = await deployRow.locator('td').allInnerTexts();
+    expect(cells[0]).toBe('workflow');
     const granted = header.slice(2).filter((_, i) => cells[i + 1]!.startsWith('✓'));
     expect(granted).toEqual(['superadmin', 'admin', 'operator']);
     await page.getByLabel('User name').fill('ops-ana');

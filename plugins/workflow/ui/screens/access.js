@@ -129,7 +129,7 @@ function EditUser({ user, roles, onClose, onSaved }) {
   <//>`;
 }
 
-/** Role × permission: which role grants what, grouped by the product that declares it. */
+/** Role × permission: which role grants what, with the plugin that declares each permission. */
 function Matrix({ roles, permissions }) {
   return html`<div class="table-wrap">
     <table class="matrix">
@@ -139,7 +139,7 @@ function Matrix({ roles, permissions }) {
       <thead>
         <tr>
           <th scope="col">Permission</th>
-          <th scope="col">Product</th>
+          <th scope="col">Declared by</th>
           ${roles.map((r) => html`<th scope="col">${r.name}</th>`)}
         </tr>
       </thead>
@@ -148,7 +148,7 @@ function Matrix({ roles, permissions }) {
           (p) =>
             html`<tr>
               <th scope="row"><code>${p.name}</code></th>
-              <td>${p.product}</td>
+              <td>${p.plugin ?? p.product ?? ''}</td>
               ${roles.map((r) =>
                 r.permissions.includes(p.name)
                   ? html`<td class="matrix-yes"><span aria-hidden="true">✓</span><span class="sr-only">${r.name} has ${p.name}</span></td>`

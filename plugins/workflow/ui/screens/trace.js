@@ -33,18 +33,19 @@ export default function Trace({ params, session }) {
   const data = useResource(async () => {
     const { trace } = await request('/hub/traces/' + encodeURIComponent(params.id));
     // The spec places steps in fanOut branches and derives their inputs; null once deleted.
-    const spec = await request('/hub/workflows').then(
-      ({ workflows }) => (workflows.find((x) => x.id === trace.workflow) || { spec: null }).spec,
+    const workflow = await request('/hub/workflows').then(
+      ({ workflows }) => workflows.find((x) => x.id === trace.workflow) || null,
       () => null,
     );
-    return { trace, spec };
+    // Inputs are derived only from the version that ran; lanes from any version (ids rarely move).
+    return { trace, spec: workflow && workflow.spec, sameVersion: Boolean(workflow && workflow.version === trace.workflowVersion) };
   }, [params.id]);
   const [selected, setSelected] = useState(null);
   if (data.error) return html`<${Page} title=${'Execution ' + params.id}><${ErrorBox} error=${data.error} /><//>`;
   if (!data.data) return html`<${Page} title=${'Execution ' + params.id}><${Loading} /><//>`;
-  const { trace, spec } = data.data;
+  const { trace, spec, sameVersion } = data.data;
   const places = stepPlaces(spec);
-  const inputs = stepInputs(spec, trace);
+  const inputs = sameVersion ? stepInputs(spec, trace) : new Map();
   const step = trace.steps.find((s) => s.id === selected);
   return html`<${Page} title=${'Execution ' + trace.id}>
     <dl class="facts">
@@ -113,7 +114,7 @@ export default function Trace({ params, session }) {
             <div class="columns">
               <div>
                 <h3>Input</h3>
-                ${inputs.has(step.id) ? html`<${Json} value=${inputs.get(step.id)} label=${'Input of ' + step.id} />` : html`<p class="muted">Not known (the workflow changed since).</p>`}
+                ${inputs.has(step.id) ? html`<${Json} value=${inputs.get(step.id)} label=${'Input of ' + step.id} />` : html`<p class="muted">Not known: the workflow has changed since this execution (step inputs are derived from the version that ran).</p>`}
               </div>
               <div>
                 <h3>Output</h3>
