@@ -208,6 +208,9 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     await shot('06-test-diff');
     await page.getByRole('button', { name: 'Run test orders from c1' }).click();
     await page.getByText('1 of 1 passed, 0 failed.', { exact: false }).waitFor();
+    // Each test keeps its latest result across runs.
+    expect(await page.getByRole('row').filter({ hasText: 'orders from c1' }).locator('td').nth(5).innerText()).toMatch(/^passed \d/);
+    expect(await page.getByRole('row').filter({ hasText: 'wrong queue' }).locator('td').nth(5).innerText()).toMatch(/^failed \d/);
     await page.getByRole('button', { name: `Delete test wrong queue ${xss}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete test' }).click();
     await page.getByRole('button', { name: `Run test wrong queue ${xss}` }).waitFor({ state: 'detached' });

@@ -30,13 +30,17 @@ function Diff({ result }) {
 export default function Tests() {
   const data = useResource(() => request('/hub/tests'), []);
   const [run, setRun] = useState(null);
+  // The latest result of each test, across runs (running one test keeps the others' results).
+  const [latest, setLatest] = useState({});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
   const start = async (ids) => {
     setBusy(true);
     setError(null);
     try {
-      setRun((await request('/hub/tests/run', { method: 'POST', body: ids ? { tests: ids } : {} })).run);
+      const answer = (await request('/hub/tests/run', { method: 'POST', body: ids ? { tests: ids } : {} })).run;
+      setRun(answer);
+      if (answer.results) setLatest((l) => ({ ...l, ...Object.fromEntries(answer.results.map((r) => [r.id, r])) }));
     } catch (err) {
       setError(err);
     } finally {
@@ -55,7 +59,7 @@ export default function Tests() {
     }
   };
   const tests = data.data ? data.data.tests : null;
-  const result = (id) => run && run.results && run.results.find((r) => r.id === id);
+  const result = (id) => latest[id];
   return html`<${Page}
     title="Tests"
     actions=${tests && tests.length ? html`<${Button} kind="primary" disabled=${busy} onClick=${() => start()}>Run all<//>` : null}
@@ -105,8 +109,10 @@ export default function Tests() {
           />`
     }
     ${
-      run && run.results
-        ? run.results
+      tests
+        ? tests
+            .map((t) => latest[t.id])
+            .filter((r) => r)
             .filter((r) => r.status !== 'passed')
             .map(
               (r) =>
