@@ -87,13 +87,12 @@ export function registerHub(
       const apis = [];
       for (const w of list) {
         const st = svc.stats.get(w.id);
-        // The newest trace of the workflow, so a list shows each one's last run.
-        const last = (await storage.queryExecutions(tenant, { workflow: w.id, limit: 1 })).executions[0];
         apis.push({
           ...publicWorkflow(w),
           live: [...svc.live.values()].some((l) => l.tenant === tenant && l.id === w.id),
           executions: st?.executions ?? {},
-          lastExecution: last ? { id: last.id, status: last.status, startedAt: last.startedAt, durationMs: last.durationMs ?? null } : null,
+          // The newest trace of the workflow, so a list shows each one's last run.
+          lastExecution: await svc.lastRun(tenant, w.id),
         });
       }
       return { apis };

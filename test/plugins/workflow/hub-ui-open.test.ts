@@ -1,7 +1,8 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, repoRoot, type TestApp } from '../../helpers/app.js';
+import { createTestApp, repoRoot, tempDir, type TestApp } from '../../helpers/app.js';
 import { hasChromium, launch, seriousViolations } from '../console/browser.js';
 import { ping } from './hub-ui-fixtures.js';
 
@@ -50,12 +51,12 @@ describe('hub UI on an open listener (the default manifest)', { timeout: 60_000 
     expect((await fetch(`${base}/hub/workflows`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ping) })).status).toBe(
       201,
     );
-    let apis = (await (await fetch(`${base}/hub/apis`)).json()).apis;
+    let apis = ((await (await fetch(`${base}/hub/apis`)).json()) as any).apis;
     expect(apis[0].lastExecution).toBeNull();
     const call = await fetch(`${base}/ping`);
     expect(call.status).toBe(200);
     const id = call.headers.get('x-execution-id');
-    apis = (await (await fetch(`${base}/hub/apis`)).json()).apis;
+    apis = ((await (await fetch(`${base}/hub/apis`)).json()) as any).apis;
     expect(apis[0].lastExecution).toEqual({ id, status: 'completed', startedAt: expect.any(String), durationMs: expect.any(Number) });
   });
 
@@ -96,6 +97,28 @@ describe('hub UI on an open listener (the default manifest)', { timeout: 60_000 
     await page.goto(base + '/access');
     await page.locator('h1').filter({ hasText: 'Not found' }).waitFor();
     expect(problems).toEqual([]);
+  });
+});
+
+describe('last runs after a restart', () => {
+  it("reads each workflow's newest trace from storage", async () => {
+    const dataDir = tempDir();
+    const manifest = { listeners: [{ name: 'hub', port: 0, plugins: ['workflow'] }], plugins: { workflow: {} } };
+    let t = await createTestApp(manifest, { dataDir });
+    let base = t.url('hub');
+    await fetch(`${base}/hub/workflows`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ping) });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) ids.push((await fetch(`${base}/ping`)).headers.get('x-execution-id')!);
+    await t.stop();
+    t = await createTestApp(manifest, { dataDir });
+    try {
+      base = t.url('hub');
+      const apis = ((await (await fetch(`${base}/hub/apis`)).json()) as any).apis;
+      expect(apis.map((a: any) => [a.id, a.lastExecution?.id, a.lastExecution?.status])).toEqual([['ping', ids[1], 'completed']]);
+    } finally {
+      await t.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

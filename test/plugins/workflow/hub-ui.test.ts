@@ -275,7 +275,7 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = await page.getByTestId('new-secret').innerText();
     expect(secret).toMatch(/^tsk_/);
-    const me = await fetch(`${w.base}/hub/me`, { headers: { 'x-api-key': secret } }).then((r) => r.json());
+    const me = await fetch(`${w.base}/hub/me`, { headers: { 'x-api-key': secret } }).then((r) => r.json() as Promise<any>);
     expect(me.user.name).toBe('ops-ana');
     expect(me.permissions).toContain('workflow:deploy');
     await noSerious();
