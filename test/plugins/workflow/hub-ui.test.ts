@@ -86,6 +86,10 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     expect(await drawing.locator('g.dag-node').count()).toBe(11);
     const editor = page.getByLabel('Workflow JSON');
     const good = await editor.inputValue();
+    // A step clicked in the drawing is selected in the JSON.
+    await drawing.locator('g.dag-node[data-path="$.steps[1].branches[1][1]"]').click();
+    const selection = 'document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)';
+    expect(JSON.parse((await page.evaluate(selection)) as string)).toEqual(orders.steps[1]!.branches![1]![1]);
     expect(JSON.parse(good)).toMatchObject({ name: 'orders', steps: orders.steps });
     // An attribute nobody supplies: the server's error lands on the value's line and outlines the step.
     await editor.fill(good.replace('"amount": "{{input.amount}}"', '"amount": "{{attrs.region}}"'));
@@ -100,9 +104,7 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     expect(await editor.getAttribute('aria-invalid')).toBe('true');
     // Choosing the error selects the offending value in the text.
     await problem.getByRole('button').click();
-    expect(await page.evaluate('document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)')).toBe(
-      '"amount": "{{attrs.region}}"',
-    );
+    expect(await page.evaluate(selection)).toBe('"amount": "{{attrs.region}}"');
     await noSerious();
     await shot('03-workflow-error');
     // Not JSON at all: the parse error is on its line too.

@@ -43,14 +43,18 @@ export function ownerOf(errorPath, paths) {
   return best;
 }
 
-function node(step, path, bad, label) {
+function node(step, path, bad, label, ctx) {
   const id = String(step && step.id !== undefined ? step.id : '?');
   const kind = String(label || (step && step.kind) || '?');
   return {
     w: W,
     h: H,
     draw: (x, y) =>
-      html`<g class=${'dag-node dag-' + (step && typeof step.kind === 'string' ? step.kind : 'join') + (bad.has(path) ? ' dag-bad' : '')} data-path=${path}>
+      html`<g
+        class=${'dag-node dag-' + (step && typeof step.kind === 'string' ? step.kind : 'join') + (bad.has(path) ? ' dag-bad' : '')}
+        data-path=${path}
+        onClick=${ctx && ctx.onSelect ? () => ctx.onSelect(path) : undefined}
+      >
         <title>${`${id} (${kind})${bad.has(path) ? ': has a validation error' : ''}`}</title>
         <rect x=${x} y=${y} width=${W} height=${H} rx="6" />
         <text x=${x + W / 2} y=${y + 18} text-anchor="middle" class="dag-id">${clip(id, 24)}</text>
@@ -65,7 +69,7 @@ function edge(x1, y1, x2, y2) {
   return html`<polyline class="dag-edge" fill="none" points=${`${x1},${y1} ${x1},${mid} ${x2},${mid} ${x2},${y2}`} marker-end="url(#dag-arrow)" />`;
 }
 
-function seq(steps, path, bad) {
+function seq(steps, path, bad, ctx) {
   const list = Array.isArray(steps) ? steps : [];
   if (list.length === 0)
     return {
@@ -73,7 +77,7 @@ function seq(steps, path, bad) {
       h: 24,
       draw: (x, y) => html`<text x=${x + 48} y=${y + 16} text-anchor="middle" class="dag-empty">no steps</text>`,
     };
-  const blocks = list.map((s, i) => block(s, `${path}[${i}]`, bad));
+  const blocks = list.map((s, i) => block(s, `${path}[${i}]`, bad, ctx));
   const w = Math.max(...blocks.map((b) => b.w));
   const h = blocks.reduce((n, b) => n + b.h, 0) + VGAP * (blocks.length - 1);
   return {
@@ -93,32 +97,32 @@ function seq(steps, path, bad) {
   };
 }
 
-function lanes(step, path, bad) {
+function lanes(step, path, bad, ctx) {
   const c = (step && step.config) || {};
   if (step.kind === 'when')
     return [
-      { label: 'if ' + String(c.condition ?? '?'), body: seq(step.steps, `${path}.steps`, bad) },
-      { label: 'else', body: seq([], '', bad), skip: true },
+      { label: 'if ' + String(c.condition ?? '?'), body: seq(step.steps, `${path}.steps`, bad, ctx) },
+      { label: 'else', body: seq([], '', bad, ctx), skip: true },
     ];
   if (step.kind === 'fanOut')
-    return (Array.isArray(step.branches) ? step.branches : []).map((b, i) => ({ label: `branch ${i}`, body: seq(b, `${path}.branches[${i}]`, bad) }));
+    return (Array.isArray(step.branches) ? step.branches : []).map((b, i) => ({ label: `branch ${i}`, body: seq(b, `${path}.branches[${i}]`, bad, ctx) }));
   const cases = Array.isArray(c.cases) ? c.cases : [];
   return [
-    ...cases.map((k, i) => ({ label: 'when ' + String((k && k.when) ?? '?'), body: seq(k && k.steps, `${path}.config.cases[${i}].steps`, bad) })),
-    { label: 'default', body: seq(c.default, `${path}.config.default`, bad) },
+    ...cases.map((k, i) => ({ label: 'when ' + String((k && k.when) ?? '?'), body: seq(k && k.steps, `${path}.config.cases[${i}].steps`, bad, ctx) })),
+    { label: 'default', body: seq(c.default, `${path}.config.default`, bad, ctx) },
   ];
 }
 
-function block(step, path, bad) {
-  if (!step || typeof step !== 'object' || !['when', 'fanOut', 'branch'].includes(step.kind)) return node(step, path, bad);
-  const header = node(step, path, bad, step.kind === 'when' ? 'when' : step.kind);
-  const ls = lanes(step, path, bad).map((l) => {
+function block(step, path, bad, ctx) {
+  if (!step || typeof step !== 'object' || !['when', 'fanOut', 'branch'].includes(step.kind)) return node(step, path, bad, undefined, ctx);
+  const header = node(step, path, bad, step.kind === 'when' ? 'when' : step.kind, ctx);
+  const ls = lanes(step, path, bad, ctx).map((l) => {
     const text = clip(l.label, 40);
     const w = Math.max(l.body.w, text.length * 6.6) + 2 * P;
     return { ...l, text, w, h: LH + l.body.h + 2 * P };
   });
   const join =
-    step.kind === 'fanOut' && step.join ? node({ id: step.join.id, kind: 'join' }, `${path}.join`, bad, 'join · ' + String(step.join.kind ?? '?')) : null;
+    step.kind === 'fanOut' && step.join ? node({ id: step.join.id, kind: 'join' }, `${path}.join`, bad, 'join · ' + String(step.join.kind ?? '?'), ctx) : null;
   const rowW = ls.reduce((n, l) => n + l.w, 0) + HGAP * Math.max(0, ls.length - 1);
   const rowH = Math.max(0, ...ls.map((l) => l.h));
   const w = Math.max(W, rowW);
@@ -153,13 +157,13 @@ function block(step, path, bad) {
   };
 }
 
-/** The drawing; `errors`: validation errors `{path}`, whose steps are outlined. */
-export function Dag({ spec, errors = [] }) {
+/** The drawing; `errors`: validation errors `{path}`, whose steps are outlined; `onSelect(path)` when a step is clicked. */
+export function Dag({ spec, errors = [], onSelect }) {
   const paths = stepPaths(spec);
   const bad = new Set(errors.map((e) => ownerOf(e.path, paths)).filter(Boolean));
   const route = spec && spec.route ? `${spec.route.method} ${spec.route.path}` : 'no route';
   const start = { w: W, h: 30 };
-  const body = seq(spec && spec.steps, '$.steps', bad);
+  const body = seq(spec && spec.steps, '$.steps', bad, { onSelect });
   const w = Math.max(W, body.w) + 24;
   const h = start.h + VGAP + body.h + VGAP + 30 + 24;
   const cx = w / 2;

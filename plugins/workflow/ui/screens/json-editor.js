@@ -1,11 +1,11 @@
 // A JSON text editor whose problems sit on their lines: a gutter of line numbers marks each line
 // that holds an error, and the list below names line, JSON path and message; choosing an entry
 // selects the offending value in the text.
-import { html, useRef } from '../lib/preact.js';
+import { html, useEffect, useRef } from '../lib/preact.js';
 import { useId } from '../lib/components.js';
 
-/** `problems`: `[{line, start, end, path, message}]`. */
-export function JsonEditor({ label, value, onInput, problems = [], rows = 24, readOnly = false }) {
+/** `problems`: `[{line, start, end, path, message}]`; `focusAt`: `{start, end, line}` to select (a new object each time). */
+export function JsonEditor({ label, value, onInput, problems = [], rows = 24, readOnly = false, focusAt }) {
   const id = useId('json');
   const area = useRef(null);
   const gutter = useRef(null);
@@ -21,6 +21,9 @@ export function JsonEditor({ label, value, onInput, problems = [], rows = 24, re
     const lh = parseFloat(getComputedStyle(t).lineHeight) || 18;
     t.scrollTop = Math.max(0, (p.line - 3) * lh);
   };
+  useEffect(() => {
+    if (focusAt) select(focusAt);
+  }, [focusAt]);
   return html`<div class=${'field json-field' + (problems.length ? ' field-error' : '')}>
     <label for=${id}>${label}</label>
     <div class="json-editor">

@@ -44,6 +44,7 @@ export default function Workflow({ params, session }) {
   const [busy, setBusy] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [deleteError, setDeleteError] = useState(null);
+  const [focusAt, setFocusAt] = useState(null);
   const seq = useRef(0);
   const timer = useRef(null);
 
@@ -145,14 +146,28 @@ export default function Workflow({ params, session }) {
     <div class="wf-split">
       <section class="panel wf-drawing" aria-labelledby="wf-drawing-title">
         <h2 id="wf-drawing-title">Drawing</h2>
-        <div class="dag-wrap" tabindex="0" aria-label="Drawing, scrollable"><${Dag} spec=${spec} errors=${problems} /></div>
+        <div class="dag-wrap" tabindex="0" aria-label="Drawing, scrollable">
+          <${Dag}
+            spec=${spec}
+            errors=${problems}
+            onSelect=${(path) => {
+              // A step clicked in the drawing is selected in the JSON.
+              try {
+                const at = locate(locatePaths(text), path);
+                setFocusAt({ start: at.start, end: at.end, line: lineOf(text, at.start) });
+              } catch {
+                setFocusAt(null);
+              }
+            }}
+          />
+        </div>
       </section>
       <section class="panel wf-json" aria-labelledby="wf-json-title">
         <h2 id="wf-json-title">Specification</h2>
         <p class="muted" aria-live="polite">
           ${checking ? 'Checking…' : invalid ? `${problems.length} problem${problems.length === 1 ? '' : 's'}` : html`<${StatusBadge} status="passed" /> valid`}
         </p>
-        <${JsonEditor} label="Workflow JSON" value=${text} onInput=${edit} problems=${problems} readOnly=${!mayWrite} />
+        <${JsonEditor} label="Workflow JSON" value=${text} onInput=${edit} problems=${problems} readOnly=${!mayWrite} focusAt=${focusAt} />
       </section>
     </div>
     ${workflow ? html`<${TryRoute} workflow=${workflow} />` : null}
