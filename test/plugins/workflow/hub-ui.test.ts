@@ -160,6 +160,16 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     await page.getByText('No execution matches.').waitFor();
     await page.getByLabel('Field customer').fill('c1');
     await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('row').filter({ hasText: executionId }).waitFor();
+    // Following: an execution that finishes later appears without a reload.
+    await page.getByLabel('Follow new executions (every 3 s)').check();
+    const later = await fetch(`${w.base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"customer": "c1", "amount": 7}' });
+    await page
+      .getByRole('row')
+      .filter({ hasText: later.headers.get('x-execution-id')! })
+      .waitFor({ timeout: 10_000 });
+    await page.getByLabel('Follow new executions (every 3 s)').uncheck();
+    await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('link', { name: executionId }).click();
     await heading()
       .filter({ hasText: `Execution ${executionId}` })
@@ -267,6 +277,19 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     expect(cells[0]).toBe('workflow');
     const granted = header.slice(2).filter((_, i) => cells[i + 1]!.startsWith('✓'));
     expect(granted).toEqual(['superadmin', 'admin', 'operator']);
+    // A custom role: a new column of the matrix.
+    await page.getByLabel('Role name').fill('deployer');
+    await page.getByLabel('Permissions of the role').selectOption(['workflow:read', 'workflow:deploy']);
+    await page.getByRole('button', { name: 'Add role' }).click();
+    await matrix.getByRole('columnheader', { name: 'deployer' }).waitFor();
+    const columns = await matrix.getByRole('row').first().locator('th').allInnerTexts();
+    const deployer = columns.indexOf('deployer');
+    const granting: string[] = [];
+    for (const r of await matrix.getByRole('row').all()) {
+      const cells = await r.locator('th, td').allInnerTexts();
+      if (cells[deployer]?.startsWith('✓')) granting.push(cells[0]!);
+    }
+    expect(granting).toEqual(['workflow:read', 'workflow:deploy']);
     await page.getByLabel('User name').fill('ops-ana');
     await page.getByLabel('Role', { exact: true }).selectOption('operator');
     await page.getByLabel('Password (optional, 12+ characters)').fill('tide tables at dawn');
@@ -290,7 +313,7 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     const status = page.getByRole('figure').filter({ hasText: 'Executions by status, per workflow' });
     await status.waitFor();
     const row = status.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'orders' }) });
-    expect(await row.locator('td').allInnerTexts()).toEqual(['1', '–', '–', '–', '–']);
+    expect(await row.locator('td').allInnerTexts()).toEqual(['2', '–', '–', '–', '–']);
     expect(await status.locator('svg rect[fill="#146c2e"]').count()).toBeGreaterThan(1);
     const latency = page.getByRole('figure').filter({ hasText: 'Latency percentiles' });
     const lat = await latency

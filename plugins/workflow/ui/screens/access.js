@@ -129,6 +129,41 @@ function EditUser({ user, roles, onClose, onSaved }) {
   <//>`;
 }
 
+function NewRole({ permissions, onCreated }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [chosen, setChosen] = useState([]);
+  const [error, setError] = useState(null);
+  const submit = async (e) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await request(rbac('/roles'), { method: 'POST', body: { name, description, permissions: chosen } });
+      setName('');
+      setDescription('');
+      setChosen([]);
+      onCreated();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return html`<form class="panel" onSubmit=${submit} aria-labelledby="new-role">
+    <h2 id="new-role">Add a role</h2>
+    <div class="row">
+      <${Input} label="Role name" value=${name} onInput=${setName} required name="roleName" />
+      <${Input} label="Description" value=${description} onInput=${setDescription} name="roleDescription" />
+    </div>
+    <${Field} label="Permissions of the role">
+      ${(a) =>
+        html`<select multiple size="8" onChange=${(e) => setChosen([...e.currentTarget.selectedOptions].map((o) => o.value))} ...${a}>
+          ${permissions.map((p) => html`<option value=${p.name} selected=${chosen.includes(p.name)}>${p.name}: ${p.description}</option>`)}
+        </select>`}
+    <//>
+    <${ErrorBox} error=${error} />
+    <${Button} kind="primary" type="submit" disabled=${!name || !chosen.length}>Add role<//>
+  </form>`;
+}
+
 /** Role × permission: which role grants what, with the plugin that declares each permission. */
 function Matrix({ roles, permissions }) {
   return html`<div class="table-wrap">
@@ -254,7 +289,8 @@ export default function Access({ session }) {
             ${
               d.roles
                 ? html`<h2>Roles</h2>
-                    <${Matrix} roles=${d.roles} permissions=${d.permissions} />`
+                    <${Matrix} roles=${d.roles} permissions=${d.permissions} />
+                    <${NewRole} permissions=${d.permissions} onCreated=${data.reload} />`
                 : null
             }`
     }

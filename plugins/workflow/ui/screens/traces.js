@@ -1,6 +1,6 @@
 import { html, useState } from '../lib/preact.js';
 import { request } from '../lib/api.js';
-import { Button, ErrorBox, Input, Loading, Page, Select, Table, formatTime, useResource } from '../lib/components.js';
+import { Button, Checkbox, ErrorBox, Input, Loading, Page, Select, Table, formatTime, useInterval, useResource } from '../lib/components.js';
 import { Link, navigate, useLocation } from '../lib/router.js';
 import { StatusBadge, ms } from './common.js';
 
@@ -29,6 +29,7 @@ export default function Traces() {
     fields: Object.fromEntries([...q.entries()].filter(([k]) => k.startsWith('field.')).map(([k, v]) => [k.slice(6), v])),
   }));
   const [pages, setPages] = useState([]);
+  const [follow, setFollow] = useState(false);
   const search = loc.query.toString();
   const data = useResource(async () => {
     setPages([]);
@@ -37,6 +38,8 @@ export default function Traces() {
     params.set('limit', '50');
     return request('/hub/traces?' + params.toString());
   }, [search]);
+  // Following: the newest page is asked again every 3 seconds (older pages are dropped).
+  useInterval(() => follow && data.reload(), 3000);
   const workflows = apis.data ? apis.data.apis : [];
   const chosen = workflows.find((w) => w.id === form.workflow);
   const fieldNames = chosen ? chosen.searchFields : [...new Set(workflows.flatMap((w) => w.searchFields))];
@@ -96,6 +99,7 @@ export default function Traces() {
       }
       <div class="actions">
         <${Button} kind="primary" type="submit">Filter<//>
+        <${Checkbox} label="Follow new executions (every 3 s)" checked=${follow} onChange=${setFollow} />
         <${Button}
           onClick=${() => {
             setForm({ workflow: '', status: '', from: '', to: '', fields: {} });
