@@ -203,12 +203,17 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
 
   it('runs a failing test and shows its structural diff, and a passing one', async () => {
     const expected = { customer: 'c9', amount: 5, credit: 'ok', stock: 3, reserved: true, queue: 'manual' };
-    const bad = await w.call('POST', '/hub/tests', {
-      body: { name: `wrong queue ${xss}`, workflow: 'orders', input: { customer: 'c9', amount: 5 }, expected },
-    });
-    expect(bad.status).toBe(201);
     await page.getByRole('link', { name: 'Tests', exact: true }).click();
     await heading().filter({ hasText: 'Tests' }).waitFor();
+    // Written out in the page, with a name holding markup.
+    await page.getByLabel('Name', { exact: true }).fill(`wrong queue ${xss}`);
+    await page.getByLabel('Workflow to test').selectOption('orders');
+    await page.getByLabel('Input (JSON)').fill('{"customer": "c9", "amount": 5}');
+    await page.getByLabel('Expected output (JSON)').fill(JSON.stringify(expected));
+    await page.getByRole('button', { name: 'Save test' }).click();
+    await page.getByRole('row').filter({ hasText: 'wrong queue' }).waitFor();
+    const written = (await w.call('GET', '/hub/tests')).body.tests.find((x: { name: string }) => x.name.startsWith('wrong queue'));
+    expect(written).toMatchObject({ name: `wrong queue ${xss}`, workflow: 'orders', input: { customer: 'c9', amount: 5 }, expected, ignore: [] });
     await page.getByRole('button', { name: `Run test wrong queue ${xss}` }).click();
     const failure = page.getByRole('region', { name: `Failure of wrong queue ${xss}` });
     await failure.waitFor();

@@ -2,7 +2,8 @@ import { html, useState } from '../lib/preact.js';
 import { request } from '../lib/api.js';
 import { Button, Dialog, ErrorBox, Loading, Notice, Page, Table, formatTime, useResource } from '../lib/components.js';
 import { Link } from '../lib/router.js';
-import { StatusBadge, ms } from './common.js';
+import { StatusBadge, can, ms } from './common.js';
+import { NewTest } from './new-test.js';
 
 const show = (v) => (v === undefined ? '–' : JSON.stringify(v));
 
@@ -27,7 +28,7 @@ function Diff({ result }) {
 }
 
 /** Regression tests: list, run one or all, pass or fail with the structural diff. */
-export default function Tests() {
+export default function Tests({ session }) {
   const data = useResource(() => request('/hub/tests'), []);
   const [run, setRun] = useState(null);
   // The latest result of each test, across runs (running one test keeps the others' results).
@@ -123,6 +124,7 @@ export default function Tests() {
             )
         : null
     }
+    ${can(session, 'workflow:test') ? html`<${NewTest} onCreated=${data.reload} />` : null}
     <${Dialog} open=${Boolean(removing)} title=${removing ? `Delete the test ${removing.name}?` : ''} onClose=${() => setRemoving(null)}>
       <p>The test is removed from this tenant; traces and workflows stay.</p>
       <div class="actions">
