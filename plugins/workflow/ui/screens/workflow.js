@@ -136,8 +136,8 @@ export default function Workflow({ params, session }) {
       workflow
         ? html`<p class="wf-facts">
             <code>${routeText(workflow.route)}</code> · version <strong>${workflow.version}</strong> · ${workflow.tags.map((t) => html`<${Badge}>${t}<//> `)}
-            ${workflow.searchFields.length ? html`· search fields <code>${workflow.searchFields.join(', ')}</code>` : null} · updated
-            ${formatTime(workflow.updatedAt)} · <${Link} href=${'/traces?workflow=' + encodeURIComponent(workflow.id)}>its traces<//>
+            ${workflow.searchFields.length ? html`· search fields <code>${workflow.searchFields.join(', ')}</code>` : null} ·
+            updated${' '}${formatTime(workflow.updatedAt)} · <${Link} href=${'/traces?workflow=' + encodeURIComponent(workflow.id)}>its traces<//>
           </p>`
         : html`<p class="muted">Write the spec (docs/workflow.md); it is checked as you type and served at its route once created.</p>`
     }
