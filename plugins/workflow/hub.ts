@@ -84,12 +84,18 @@ export function registerHub(
     summary: 'Registered workflows served as routes, with their metadata',
     handler: async ({ tenant }) => {
       const list = await storage.listWorkflows(tenant);
-      return {
-        apis: list.map((w) => {
-          const st = svc.stats.get(w.id);
-          return { ...publicWorkflow(w), live: [...svc.live.values()].some((l) => l.tenant === tenant && l.id === w.id), executions: st?.executions ?? {} };
-        }),
-      };
+      const apis = [];
+      for (const w of list) {
+        const st = svc.stats.get(w.id);
+        apis.push({
+          ...publicWorkflow(w),
+          live: [...svc.live.values()].some((l) => l.tenant === tenant && l.id === w.id),
+          executions: st?.executions ?? {},
+          // The newest trace of the workflow, so a list shows each one's last run.
+          lastExecution: await svc.lastRun(tenant, w.id),
+        });
+      }
+      return { apis };
     },
   });
 

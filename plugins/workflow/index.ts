@@ -1,6 +1,7 @@
 import { definePlugin } from 'tessera-runtime/plugin';
 import { workflowErrors } from './errors.js';
 import { registerHub } from './hub.js';
+import { registerUi } from './ui-routes.js';
 import { workflowOptions } from './options.js';
 import { WorkflowService } from './service.js';
 import { lmdbStorage } from './storage-lmdb.js';
@@ -41,6 +42,7 @@ export default definePlugin({
     } else storage = lmdbStorage(ctx.store);
     const svc = new WorkflowService(ctx, storage);
     registerHub(ctx, svc, ctx.version);
+    registerUi(ctx);
 
     ctx.jobs.define('prune-traces', async () => {
       let deleted = 0;

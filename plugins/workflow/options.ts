@@ -4,6 +4,7 @@ export const workflowOptions = z
   .object({
     dbPath: z.string().min(1).optional().describe("SQLite file for workflows and traces (`.db`/`.sqlite`); unset: the runtime's LMDB store."),
     protectInvoke: z.boolean().default(false).describe('Workflow routes require a key with `api:invoke`.'),
+    ui: z.boolean().default(true).describe('Serve the hub UI (`plugins/workflow/ui`) at `/` of the listener.'),
     defaultTenant: z.string().min(1).max(63).default('default'),
     workflows: z.string().min(1).optional().describe('A JSON spec, a DSL module, or a directory of them, registered in `defaultTenant` at start.'),
     limits: z

@@ -22,6 +22,13 @@ interface Live {
   handle: RouteHandle;
 }
 
+export interface LastRun {
+  id: string;
+  status: string;
+  startedAt: string;
+  durationMs: number | null;
+}
+
 interface Stats {
   executions: Record<string, number>;
   durations: number[];
@@ -33,6 +40,8 @@ export class WorkflowService {
   readonly injects = new Map<string, InjectFn>();
   private readonly sinceprune = new Map<string, number>();
   readonly stats = new Map<string, Stats>();
+  /** The newest execution of each workflow (`tenant\0id`; null: none), filled from storage on first use. */
+  readonly lastRuns = new Map<string, LastRun | null>();
   private readonly executionsTotal;
   private readonly stepDuration;
   private readonly executionDuration;
@@ -140,6 +149,19 @@ export class WorkflowService {
   }
   forget(tenant: string, id: string): void {
     this.specs.delete(`${tenant}\u0000${id}`);
+    this.lastRuns.delete(`${tenant}\u0000${id}`);
+  }
+
+  /** The newest execution of a workflow: from memory, else one storage query (remembered). */
+  async lastRun(tenant: string, id: string): Promise<LastRun | null> {
+    const key = `${tenant}\u0000${id}`;
+    const known = this.lastRuns.get(key);
+    if (known !== undefined) return known;
+    const e = (await this.storage.queryExecutions(tenant, { workflow: id, limit: 1 })).executions[0];
+    const last = e ? { id: e.id, status: e.status, startedAt: e.startedAt, durationMs: e.durationMs ?? null } : null;
+    // An execution that finished meanwhile is newer than what storage answered.
+    if (!this.lastRuns.has(key)) this.lastRuns.set(key, last);
+    return this.lastRuns.get(key)!;
   }
 
   defaultInject(request: { headers: Headers }): Record<string, unknown> {
@@ -241,6 +263,7 @@ export class WorkflowService {
     this.child(`t\u0000${w}\u0000${e.status}`, () => this.executionsTotal.labels(w, e.status)).inc();
     this.child(`d\u0000${w}`, () => this.executionDuration.labels(w)).observe((e.durationMs ?? 0) / 1000);
     for (const s of e.steps) this.child(`s\u0000${w}\u0000${s.kind}`, () => this.stepDuration.labels(w, s.kind)).observe(s.durationMs / 1000);
+    this.lastRuns.set(`${e.tenant}\u0000${w}`, { id: e.id, status: e.status, startedAt: e.startedAt, durationMs: e.durationMs ?? null });
     let st = this.stats.get(e.workflow);
     if (!st) this.stats.set(e.workflow, (st = { executions: {}, durations: [] }));
     st.executions[e.status] = (st.executions[e.status] ?? 0) + 1;
