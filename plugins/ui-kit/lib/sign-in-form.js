@@ -1,5 +1,5 @@
-// The one sign-in of Tessera's browser UIs, for a UI other than the control plane (which keeps its
-// own screen module): rbac's cookie session (`POST /hub/session`) with an API key or a user name and
+// The one sign-in of Tessera's browser UIs, used by the workflow hub and the agent console (the control plane keeps its
+// own screen module with the same fields): rbac's cookie session (`POST /hub/session`) with an API key or a user name and
 // password. The credential is sent once and never stored by the page; the HttpOnly cookie and the
 // CSRF token (kept in memory by api.js) carry the session.
 import { html, useState } from './preact.js';

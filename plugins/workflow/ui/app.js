@@ -4,7 +4,7 @@ import { html, render, useEffect, useState } from './lib/preact.js';
 import { onSignedOut, request, setCsrfToken } from './lib/api.js';
 import { ErrorBox, Loading } from './lib/components.js';
 import { Link, match, navigate, useLocation } from './lib/router.js';
-import { SignInForm } from './lib/sign-in.js';
+import { SignInForm } from './lib/sign-in-form.js';
 import { screens } from './screens/registry.js';
 
 const loaded = new Map();
@@ -81,12 +81,7 @@ function App() {
   if (error) return html`<main id="main" class="boot"><${ErrorBox} error=${error} /></main>`;
   if (!session) return html`<main id="main" class="boot"><${Loading} what="Loading the workflow hub" /></main>`;
   if (!session.signedIn || (loc.path === '/sign-in' && !session.hasSession))
-    return html`<${SignInForm}
-      signIn=${session.signIn}
-      title="Sign in to the workflow hub"
-      onSignedIn=${refresh}
-      missing="add the rbac plugin to the hub's listener in the manifest"
-    />`;
+    return html`<${SignInForm} session=${session} title="Sign in to the workflow hub" onSignedIn=${refresh} listener="hub" />`;
 
   const visible = screens.filter((s) => !s.rbac || session.rbac);
   let current;
