@@ -113,6 +113,46 @@ export function widenInt8(codesPtr: usize, dims: i32, widePtr: usize): void {
   return sum;
 }
 
+// Two consecutive rows against the query in one pass, so each query load serves two rows and the
+// loop overhead is paid once for both. Returns row a's sum in the low 32 bits, row b's in the high.
+// @ts-ignore: decorator
+@inline function dotI8WidePair(a: usize, b: usize, wide: usize, dims: i32): u64 {
+  let a0 = i32x4.splat(0);
+  let a1 = i32x4.splat(0);
+  let b0 = i32x4.splat(0);
+  let b1 = i32x4.splat(0);
+  let i = 0;
+  for (; i + 16 <= dims; i += 16) {
+    const pa = a + <usize>i;
+    const pb = b + <usize>i;
+    const pq = wide + (<usize>i << 1);
+    const q0 = v128.load(pq);
+    const q1 = v128.load(pq, 16);
+    a0 = i32x4.add(a0, i32x4.dot_i16x8_s(v128.load8x8_s(pa), q0));
+    b0 = i32x4.add(b0, i32x4.dot_i16x8_s(v128.load8x8_s(pb), q0));
+    a1 = i32x4.add(a1, i32x4.dot_i16x8_s(v128.load8x8_s(pa, 8), q1));
+    b1 = i32x4.add(b1, i32x4.dot_i16x8_s(v128.load8x8_s(pb, 8), q1));
+  }
+  if (i + 8 <= dims) {
+    const q0 = v128.load(wide + (<usize>i << 1));
+    a0 = i32x4.add(a0, i32x4.dot_i16x8_s(v128.load8x8_s(a + <usize>i), q0));
+    b0 = i32x4.add(b0, i32x4.dot_i16x8_s(v128.load8x8_s(b + <usize>i), q0));
+    i += 8;
+  }
+  const va = i32x4.add(a0, a1);
+  const vb = i32x4.add(b0, b1);
+  let sa = i32x4.extract_lane(va, 0) + i32x4.extract_lane(va, 1)
+    + i32x4.extract_lane(va, 2) + i32x4.extract_lane(va, 3);
+  let sb = i32x4.extract_lane(vb, 0) + i32x4.extract_lane(vb, 1)
+    + i32x4.extract_lane(vb, 2) + i32x4.extract_lane(vb, 3);
+  for (; i < dims; i++) {
+    const q = <i32>load<i16>(wide + (<usize>i << 1));
+    sa += <i32>load<i8>(a + <usize>i) * q;
+    sb += <i32>load<i8>(b + <usize>i) * q;
+  }
+  return <u64><u32>sa | (<u64><u32>sb << 32);
+}
+
 // One loop per metric: `metric` is a constant at each inlined call site, so the per-row branches
 // fold away.
 // @ts-ignore: decorator
@@ -126,24 +166,42 @@ export function widenInt8(codesPtr: usize, dims: i32, widePtr: usize): void {
   const queryNorm = load<f32>(queryParamsPtr, 12);
   const dimsOffset: f32 = <f32>dims * queryOffset;
   const queryNormSq: f32 = queryNorm * queryNorm;
-  for (let r = start; r < end; r++) {
-    if (!bitsetHas(filterPtr, <u32>r)) continue;
-    const p = paramsPtr + <usize>r * <usize>INT8_PARAM_BYTES;
-    const s = load<f32>(p);
-    const o = load<f32>(p, 4);
-    const rowSum = <f32>load<i32>(p, 8);
-    const d = <f32>dotI8Wide(codesPtr + <usize>r * <usize>dims, queryWidePtr, dims);
-    const dot: f32 = queryScale * s * d + queryScale * o * querySum + queryOffset * s * rowSum + dimsOffset * o;
-    let score = dot;
-    if (metric == METRIC_COSINE) {
-      const denom = queryNorm * load<f32>(p, 12);
-      score = denom == 0 ? <f32>0 : dot / denom;
-    } else if (metric == METRIC_EUCLIDEAN) {
-      const rowNorm = load<f32>(p, 12);
-      score = -(queryNormSq + rowNorm * rowNorm - <f32>2 * dot);
+  let r = start;
+  if (filterPtr == 0) {
+    for (; r + 2 <= end; r += 2) {
+      const row = codesPtr + <usize>r * <usize>dims;
+      const pair = dotI8WidePair(row, row + <usize>dims, queryWidePtr, dims);
+      offerRow(metric, paramsPtr, r, <i32><u32>pair, queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
+      offerRow(metric, paramsPtr, r + 1, <i32>(pair >> 32), queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
     }
-    topKOffer<f32>(score, <u32>r);
   }
+  for (; r < end; r++) {
+    if (!bitsetHas(filterPtr, <u32>r)) continue;
+    const d = dotI8Wide(codesPtr + <usize>r * <usize>dims, queryWidePtr, dims);
+    offerRow(metric, paramsPtr, r, d, queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
+  }
+}
+
+// A row's approximate score from its exact code dot product d, offered to the top-k.
+// @ts-ignore: decorator
+@inline function offerRow(
+  metric: i32, paramsPtr: usize, r: i32, d: i32, queryScale: f32, queryOffset: f32, querySum: f32,
+  queryNorm: f32, dimsOffset: f32, queryNormSq: f32,
+): void {
+  const p = paramsPtr + <usize>r * <usize>INT8_PARAM_BYTES;
+  const s = load<f32>(p);
+  const o = load<f32>(p, 4);
+  const rowSum = <f32>load<i32>(p, 8);
+  const dot: f32 = queryScale * s * <f32>d + queryScale * o * querySum + queryOffset * s * rowSum + dimsOffset * o;
+  let score = dot;
+  if (metric == METRIC_COSINE) {
+    const denom = queryNorm * load<f32>(p, 12);
+    score = denom == 0 ? <f32>0 : dot / denom;
+  } else if (metric == METRIC_EUCLIDEAN) {
+    const rowNorm = load<f32>(p, 12);
+    score = -(queryNormSq + rowNorm * rowNorm - <f32>2 * dot);
+  }
+  topKOffer<f32>(score, <u32>r);
 }
 
 /**

@@ -7,7 +7,8 @@ import { prng, randInt } from './support/prng.js';
 // The int8 scan's inner loop (a row's i8 codes against the query's codes widened to i16) pinned
 // against a scalar sum of products. With scale 1 and offset 0 on both sides, a row's dot score is
 // exactly that sum (at most dims * 2^14 in magnitude, so exact in f32 for these dims), and a scan
-// that keeps every row returns all of them.
+// that keeps every row returns all of them. Unfiltered scans take rows two at a time (an odd count
+// leaves one for the single-row loop); filtered scans take them one at a time.
 
 const DIMS = [0, 1, 7, 8, 31, 32, 45, 128, 384, 1000];
 
@@ -21,7 +22,7 @@ const sources: Array<[string, CodeSource]> = [
 ];
 
 /** Exact sum of products of `rows` codes rows against one query, as the kernel computes them. */
-function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Array): Map<number, number> {
+function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Array, filtered = false): Map<number, number> {
   const memory = new WebAssembly.Memory({ initial: 64, maximum: 64, shared: true });
   const kernels = instantiateKernels(loadKernelModule(build), memory);
   const n = rows.length;
@@ -31,7 +32,8 @@ function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Ar
   const queryParams = paramsPtr + n * INT8_PARAM_BYTES;
   const queryCodes = queryParams + INT8_PARAM_BYTES;
   const queryWide = queryCodes + ((dims + 15) & ~15) + 2; // deliberately not 16-byte aligned
-  const heap = (queryWide + dims * 2 + 15) & ~15;
+  const filter = (queryWide + dims * 2 + 15) & ~15;
+  const heap = filter + ((n + 31) >> 5) * 4 + 16;
   const i8 = new Int8Array(memory.buffer);
   const f32 = new Float32Array(memory.buffer);
   const i32 = new Int32Array(memory.buffer);
@@ -46,8 +48,10 @@ function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Ar
   f32.set([1, 0], queryParams >> 2);
   i32[(queryParams >> 2) + 2] = query.reduce((a, b) => a + b, 0);
   f32[(queryParams >> 2) + 3] = 1;
+  // Every row passes the filter, but the kernel still takes its filtered path.
+  new Uint32Array(memory.buffer, filter, (n + 31) >> 5).fill(0xffffffff);
   kernels.widenInt8(queryCodes, dims, queryWide);
-  const found = kernels.scanInt8(codesPtr, paramsPtr, dims, 0, n, queryWide, queryParams, 0, 0, heap, n);
+  const found = kernels.scanInt8(codesPtr, paramsPtr, dims, 0, n, queryWide, queryParams, 0, filtered ? filter : 0, heap, n);
   const scores = new Float32Array(memory.buffer, heap, found);
   const ids = new Uint32Array(memory.buffer, heap + n * 4, found);
   return new Map([...ids].map((id, i) => [id, scores[i]!]));
@@ -80,11 +84,14 @@ describe('int8 scan inner loop', () => {
           queries.push(Int8Array.from({ length: dims }, (_, i) => queryCode(rand, i)));
         }
       }
+      rows.push(Int8Array.from({ length: dims }, () => randInt(rand, -128, 127))); // an odd count
       for (const query of queries) {
-        const got = scan(build, dims, rows, query);
-        expect(got.size).toBe(rows.length);
         const expected = new Map(rows.map((row, r) => [r, scalarDot(row, query)]));
-        expect(got).toEqual(expected);
+        for (const filtered of [false, true]) {
+          const got = scan(build, dims, rows, query, filtered);
+          expect(got.size).toBe(rows.length);
+          expect(got).toEqual(expected);
+        }
       }
     });
   }
@@ -93,11 +100,12 @@ describe('int8 scan inner loop', () => {
     const dims = 1000;
     const low = new Int8Array(dims).fill(-128);
     const high = new Int8Array(dims).fill(127);
-    const got = scan('release', dims, [low, high], low);
+    const got = scan('release', dims, [low, high, low], low);
     expect(got).toEqual(
       new Map([
         [0, dims * 128 * 128],
         [1, -dims * 128 * 127],
+        [2, dims * 128 * 128],
       ]),
     );
   });
