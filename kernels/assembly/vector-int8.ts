@@ -7,6 +7,14 @@ import { METRIC_COSINE, METRIC_DOT, METRIC_EUCLIDEAN } from "./metric";
 //   qs*s*D + qs*o*sum(qc) + qo*s*sum(c) + dims*qo*o,   D = sum(qc[i] * c[i]) (exact in i32)
 // and the inner loop is integer SIMD over a quarter of the f32 bytes.
 //
+// The inner loop is bound by its multiplies: i32x4.dot_i16x8_s (pmaddwd) is 8 multiplies plus the
+// pairwise sum and the widening to i32 in one instruction, and baseline wasm SIMD has no 16-lane
+// byte multiply (pmaddubsw is only reachable through relaxed SIMD, off by default in Node 20).
+// Accumulating i16x8.extmul_low/high_i8x16_s products in i16 before widening still issues one
+// multiply per 8 codes and adds the high-half extensions: measured 1.65x slower per row than the
+// loop below (bench/README.md). What does pay is doing less around the multiplies: the query is
+// widened to i16 once (widenInt8), and unfiltered scans take two rows per pass.
+//
 // Per-row parameters are interleaved, 16 bytes per row, so a row costs one extra cache stream:
 //   f32 scale | f32 offset | i32 code sum | f32 L2 norm of the f32 row
 export const INT8_PARAM_BYTES: i32 = 16;
