@@ -174,17 +174,26 @@ export function widenInt8(codesPtr: usize, dims: i32, widePtr: usize): void {
   const queryNorm = load<f32>(queryParamsPtr, 12);
   const dimsOffset: f32 = <f32>dims * queryOffset;
   const queryNormSq: f32 = queryNorm * queryNorm;
+  // Rows two at a time when both pass the filter (always, without one); a pair with one row
+  // filtered out, and an odd last row, go through the single-row loop. Offers stay in row order.
   let r = start;
-  if (filterPtr == 0) {
-    for (; r + 2 <= end; r += 2) {
-      const row = codesPtr + <usize>r * <usize>dims;
+  for (; r + 2 <= end; r += 2) {
+    const hasA = bitsetHas(filterPtr, <u32>r);
+    const hasB = bitsetHas(filterPtr, <u32>(r + 1));
+    const row = codesPtr + <usize>r * <usize>dims;
+    if (hasA && hasB) {
       const pair = dotI8WidePair(row, row + <usize>dims, queryWidePtr, dims);
       offerRow(metric, paramsPtr, r, <i32><u32>pair, queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
       offerRow(metric, paramsPtr, r + 1, <i32>(pair >> 32), queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
+    } else if (hasA) {
+      const d = dotI8Wide(row, queryWidePtr, dims);
+      offerRow(metric, paramsPtr, r, d, queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
+    } else if (hasB) {
+      const d = dotI8Wide(row + <usize>dims, queryWidePtr, dims);
+      offerRow(metric, paramsPtr, r + 1, d, queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
     }
   }
-  for (; r < end; r++) {
-    if (!bitsetHas(filterPtr, <u32>r)) continue;
+  if (r < end && bitsetHas(filterPtr, <u32>r)) {
     const d = dotI8Wide(codesPtr + <usize>r * <usize>dims, queryWidePtr, dims);
     offerRow(metric, paramsPtr, r, d, queryScale, queryOffset, querySum, queryNorm, dimsOffset, queryNormSq);
   }

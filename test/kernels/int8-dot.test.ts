@@ -7,8 +7,8 @@ import { prng, randInt } from './support/prng.js';
 // The int8 scan's inner loop (a row's i8 codes against the query's codes widened to i16) pinned
 // against a scalar sum of products. With scale 1 and offset 0 on both sides, a row's dot score is
 // exactly that sum (at most dims * 2^14 in magnitude, so exact in f32 for these dims), and a scan
-// that keeps every row returns all of them. Unfiltered scans take rows two at a time (an odd count
-// leaves one for the single-row loop); filtered scans take them one at a time.
+// that keeps every row returns all of them. Scans take rows two at a time when both pass the filter,
+// and one at a time when only one of a pair does or for an odd last row.
 
 const DIMS = [0, 1, 7, 8, 31, 32, 45, 128, 384, 1000];
 
@@ -22,7 +22,7 @@ const sources: Array<[string, CodeSource]> = [
 ];
 
 /** Exact sum of products of `rows` codes rows against one query, as the kernel computes them. */
-function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Array, filtered = false): Map<number, number> {
+function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Array, keep: ((r: number) => boolean) | null = null): Map<number, number> {
   const memory = new WebAssembly.Memory({ initial: 64, maximum: 64, shared: true });
   const kernels = instantiateKernels(loadKernelModule(build), memory);
   const n = rows.length;
@@ -48,10 +48,10 @@ function scan(build: KernelBuild, dims: number, rows: Int8Array[], query: Int8Ar
   f32.set([1, 0], queryParams >> 2);
   i32[(queryParams >> 2) + 2] = query.reduce((a, b) => a + b, 0);
   f32[(queryParams >> 2) + 3] = 1;
-  // Every row passes the filter, but the kernel still takes its filtered path.
-  new Uint32Array(memory.buffer, filter, (n + 31) >> 5).fill(0xffffffff);
+  const words = new Uint32Array(memory.buffer, filter, (n + 31) >> 5);
+  for (let r = 0; r < n; r++) if (keep?.(r) ?? true) words[r >> 5]! |= 1 << (r & 31);
   kernels.widenInt8(queryCodes, dims, queryWide);
-  const found = kernels.scanInt8(codesPtr, paramsPtr, dims, 0, n, queryWide, queryParams, 0, filtered ? filter : 0, heap, n);
+  const found = kernels.scanInt8(codesPtr, paramsPtr, dims, 0, n, queryWide, queryParams, 0, keep ? filter : 0, heap, n);
   const scores = new Float32Array(memory.buffer, heap, found);
   const ids = new Uint32Array(memory.buffer, heap + n * 4, found);
   return new Map([...ids].map((id, i) => [id, scores[i]!]));
@@ -85,11 +85,14 @@ describe('int8 scan inner loop', () => {
         }
       }
       rows.push(Int8Array.from({ length: dims }, () => randInt(rand, -128, 127))); // an odd count
+      // No filter; a filter that keeps every row; one that drops every third row, so pairs with
+      // both or only one of their rows kept occur.
+      const filters = [null, () => true, (r: number) => r % 3 !== 1];
       for (const query of queries) {
-        const expected = new Map(rows.map((row, r) => [r, scalarDot(row, query)]));
-        for (const filtered of [false, true]) {
-          const got = scan(build, dims, rows, query, filtered);
-          expect(got.size).toBe(rows.length);
+        for (const keep of filters) {
+          const expected = new Map(rows.flatMap((row, r) => ((keep?.(r) ?? true) ? [[r, scalarDot(row, query)] as const] : [])));
+          const got = scan(build, dims, rows, query, keep);
+          expect(got.size).toBe(expected.size);
           expect(got).toEqual(expected);
         }
       }
