@@ -13,7 +13,7 @@ import { METRIC_COSINE, METRIC_DOT, METRIC_EUCLIDEAN } from "./metric";
 // Accumulating i16x8.extmul_low/high_i8x16_s products in i16 before widening still issues one
 // multiply per 8 codes and adds the high-half extensions: measured 1.65x slower per row than the
 // loop below (bench/README.md). What does pay is doing less around the multiplies: the query is
-// widened to i16 once (widenInt8), and unfiltered scans take two rows per pass.
+// widened to i16 once (widenInt8), and scans take two rows per pass when both pass the filter.
 //
 // Per-row parameters are interleaved, 16 bytes per row, so a row costs one extra cache stream:
 //   f32 scale | f32 offset | i32 code sum | f32 L2 norm of the f32 row
