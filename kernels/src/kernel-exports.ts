@@ -33,13 +33,15 @@ export interface KernelExports {
     k: number,
   ): number;
   quantizeInt8(vectorsPtr: number, normsPtr: number, dims: number, start: number, end: number, codesPtr: number, paramsPtr: number): void;
+  /** The query's int8 codes sign-extended to i16, as scanInt8 takes them. */
+  widenInt8(codesPtr: number, dims: number, widePtr: number): void;
   scanInt8(
     codesPtr: number,
     paramsPtr: number,
     dims: number,
     start: number,
     end: number,
-    queryCodesPtr: number,
+    queryWidePtr: number,
     queryParamsPtr: number,
     metric: number,
     filterPtr: number,

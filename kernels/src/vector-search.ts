@@ -65,9 +65,11 @@ export async function vectorSearch(ctx: KernelContext, q: VectorSearchQuery): Pr
   const ranges = pooled ? splitRange(count, ctx.pool!.threads) : [[0, count] as [number, number]];
   const keep = Math.min(count, quantized ? Math.max(q.candidates ?? defaultCandidates(k), k) : k);
 
-  // Query scratch: the f32 vector, then its norm, then for int8 its params and codes.
+  // Query scratch: the f32 vector, then its norm, then for int8 its params, its codes and the codes
+  // widened to i16 (16-byte aligned), which is what the scan multiplies rows with.
   const paramsOffset = dims * 4 + 16;
-  const queryBytes = paramsOffset + (quantized ? INT8_PARAM_BYTES + dims : 0);
+  const wideOffset = paramsOffset + INT8_PARAM_BYTES + align16(dims);
+  const queryBytes = quantized ? wideOffset + dims * 2 : paramsOffset;
   return withPinned(ctx, [block, q.filter], () =>
     withScratch(ctx, [queryBytes, ...ranges.map(() => topKBytes(keep))], async ([query, ...heaps]) => {
       const qPtr = query!.offset;
@@ -86,10 +88,12 @@ export async function vectorSearch(ctx: KernelContext, q: VectorSearchQuery): Pr
         const int8 = block.int8!;
         const qParams = qPtr + paramsOffset;
         const qCodes = qParams + INT8_PARAM_BYTES;
+        const qWide = qPtr + wideOffset;
         ctx.kernels.quantizeInt8(qPtr, normPtr, dims, 0, 1, qCodes, qParams);
+        ctx.kernels.widenInt8(qCodes, dims, qWide);
         tasks = ranges.map(([start, end], i) => ({
           kernel: 'scanInt8',
-          args: [int8.codes.offset, int8.params.offset, dims, start, end, qCodes, qParams, metric, filterPtr, heaps[i]!.offset, keep],
+          args: [int8.codes.offset, int8.params.offset, dims, start, end, qWide, qParams, metric, filterPtr, heaps[i]!.offset, keep],
         }));
       }
       const counts = await runTasks(ctx, tasks, pooled);
@@ -102,6 +106,8 @@ export async function vectorSearch(ctx: KernelContext, q: VectorSearchQuery): Pr
     }),
   );
 }
+
+const align16 = (n: number): number => (n + 15) & ~15;
 
 const sliceTopK = (t: TopK, k: number): TopK => (t.ids.length <= k ? t : { ids: t.ids.slice(0, k), scores: t.scores.slice(0, k) });
 
