@@ -9,15 +9,85 @@ export interface LoggerOptions {
 }
 
 /**
- * stdout, written in chunks of up to 4 KiB and at least once a second: a busy listener writes one
- * line per request, and a write call per line was the largest single cost of a request. A crash
- * can lose the last second of lines; shutdown and fatal paths flush.
+ * Lines wait here and go to sonic-boom in batches of about 32 KiB (and at least once a second),
+ * so a busy listener makes one write call per ~200 request lines. sonic-boom's own `minLength`
+ * buffering was the batching before, but each async write is a hop to libuv's thread pool (a
+ * measurable share of a small request on two cores), and above ~4 KiB its buffer grows by string
+ * concatenation measured with `Buffer.byteLength` on every line, which copies the whole buffer each
+ * time. Here a line is appended to a rope and measured by its own length; the rope is flattened
+ * once, when it is handed over.
  */
-function bufferedStdout(): pino.DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => {
+class BatchedDestination {
+  private pending = '';
+  private pendingChars = 0;
+  private readonly boom: pino.DestinationStream & { flush(cb?: (err?: Error) => void): void; flushSync(): void };
+
+  constructor(
+    boom: pino.DestinationStream,
+    private readonly batchChars: number,
+  ) {
+    this.boom = boom as BatchedDestination['boom'];
+  }
+
+  write(line: string): boolean {
+    this.pending += line;
+    this.pendingChars += line.length;
+    if (this.pendingChars >= this.batchChars) this.handOver();
+    return true;
+  }
+
+  private handOver(): void {
+    if (this.pendingChars === 0) return;
+    const batch = this.pending;
+    this.pending = '';
+    this.pendingChars = 0;
+    this.boom.write(batch);
+  }
+
+  flush(cb?: (err?: Error) => void): void {
+    this.handOver();
+    this.boom.flush(cb);
+  }
+
+  flushSync(): void {
+    this.handOver();
+    this.boom.flushSync();
+  }
+}
+
+/** Destinations with lines still held in this process, flushed synchronously when it exits. */
+const held = new Set<WeakRef<BatchedDestination>>();
+let exitHookInstalled = false;
+
+function flushHeldOnExit(): void {
+  for (const ref of held) {
     try {
-      stream.flush();
+      ref.deref()?.flushSync();
+    } catch {
+      // A closed or still-opening stream: nothing more can be written.
+    }
+  }
+}
+
+/** stdout, asynchronously, in batches (above); a crash can lose the last second of lines, shutdown and fatal paths flush. */
+function bufferedStdout(): pino.DestinationStream {
+  const boom = pino.destination({ dest: 1, sync: false, minLength: 0, maxWrite: 256 * 1024 });
+  const stream = new BatchedDestination(boom, 32 * 1024);
+  const ref = new WeakRef(stream);
+  held.add(ref);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', flushHeldOnExit);
+  }
+  const timer = setInterval(() => {
+    const live = ref.deref();
+    if (!live) {
+      held.delete(ref);
+      clearInterval(timer);
+      return;
+    }
+    try {
+      live.flush();
     } catch {
       // flush() throws while the stream is still opening or already closed: nothing to write.
     }

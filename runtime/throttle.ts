@@ -44,6 +44,16 @@ export class Throttle {
     };
   }
 
+  /** Take a free slot if there is one (no queue, no promise): the common case. */
+  tryAcquire(tier: ThrottleTier): boolean {
+    const state = this.tiers[tier];
+    if (state.active < state.config.concurrency) {
+      state.active++;
+      return true;
+    }
+    return false;
+  }
+
   /**
    * Take a slot: synchronously when one is free (the common case, returns nothing), else after
    * queueing. The promise resolves `true` with the slot held, or `false` without one when `signal`
