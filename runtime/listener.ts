@@ -235,7 +235,8 @@ export class HttpListener {
     // A request counts as in flight until its response is flushed (the socket may still be writing
     // after the handler returns), so the drain on shutdown never cuts a response half-written.
     this.inFlight++;
-    if (nodeResponse) nodeResponse.once('close', this.onResponseClosed);
+    // `on`, not `once`: a response closes once, and once() wraps the listener in a new function each time.
+    if (nodeResponse) nodeResponse.on('close', this.onResponseClosed);
     try {
       if (this.draining) throw new ShuttingDownError();
       const origin = req.headers.get('origin');
@@ -365,27 +366,31 @@ export class HttpListener {
     }
     try {
       if (clientGone(event)) throw new ClientClosedError();
-      const request = await this.buildRequest(event, route, rawParams, requestId, principal);
+      // Built synchronously unless the runtime has a body to read: no promise or tick for a GET.
+      const built = this.buildRequest(event, route, rawParams, requestId, principal);
+      const request = built instanceof HttpRouteRequest ? built : await built;
       if (route.tier !== 'light') {
         // One turn of the event loop before work that may be long: requests whose sockets closed
         // in the same poll as their bodies arrived are seen as gone, and skipped.
         await nextTurn();
         if (clientGone(event)) throw new ClientClosedError();
       }
-      const result = await def.handler(request as RouteRequest<any, any>);
+      const returned: unknown = def.handler(request as RouteRequest<any, any>);
+      // A handler that answers synchronously (health, lookups in memory) is not awaited: same answer, one tick less.
+      const result = isThenable(returned) ? await returned : returned;
       return this.successBody(event, result);
     } finally {
       this.throttle.release(route.tier);
     }
   }
 
-  private async buildRequest(
+  private buildRequest(
     event: H3Event,
     route: MountedRoute,
     rawParams: Record<string, string>,
     requestId: string,
     principal: Principal | undefined,
-  ): Promise<HttpRouteRequest> {
+  ): HttpRouteRequest | Promise<HttpRouteRequest> {
     const def = route.definition;
     const headers = event.req.headers;
     const params: Record<string, string> = {};
@@ -397,19 +402,27 @@ export class HttpListener {
     if (hasBody && def.accepts && !def.body && !def.accepts.includes(type)) {
       throw new UnsupportedMediaTypeError(type, def.accepts);
     }
-    let body: unknown;
-    // With a `body` schema the runtime has read the body; text()/stream() then give back that text.
-    let rawText: string | undefined;
-    if (def.body) {
-      rawText = '';
-      if (hasBody) {
-        if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
-        rawText = await readBodyText(event, route.bodyLimit);
-        body = rawText.length === 0 ? undefined : parseJson(rawText);
-      }
-      body = validate(def.body as z.ZodType, body, 'request body', 'body');
-    }
+    // With a `body` schema the runtime reads the body; text()/stream() then give back that text.
+    const schema = def.body as z.ZodType | undefined;
+    if (!schema) return this.routeRequest(event, route, params, query, undefined, undefined, requestId, principal);
+    if (!hasBody) return this.routeRequest(event, route, params, query, validate(schema, undefined, 'request body', 'body'), '', requestId, principal);
+    if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
+    return readBodyText(event, route.bodyLimit).then((rawText) => {
+      const body = validate(schema, rawText.length === 0 ? undefined : parseJson(rawText), 'request body', 'body');
+      return this.routeRequest(event, route, params, query, body, rawText, requestId, principal);
+    });
+  }
 
+  private routeRequest(
+    event: H3Event,
+    route: MountedRoute,
+    params: Record<string, string>,
+    query: unknown,
+    body: unknown,
+    rawText: string | undefined,
+    requestId: string,
+    principal: Principal | undefined,
+  ): HttpRouteRequest {
     return new HttpRouteRequest({
       event,
       params,
@@ -518,6 +531,10 @@ function clientGone(event: H3Event): boolean {
   if (req.errored) return true;
   if (res.writableEnded) return false;
   return res.destroyed || req.aborted || (req.destroyed && !req.complete);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 class ClientClosedError extends TesseraError {
