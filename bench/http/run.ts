@@ -156,6 +156,11 @@ for (const route of ['health', 'echo']) {
   summary[`${route}TesseraNoLogRps`] = Math.round(nolog);
   summary[`${route}OverheadPct`] = pct(tessera, h3);
   summary[`${route}OverheadNoLogPct`] = pct(nolog, h3);
+  // Best of the rounds: on a shared machine the least disturbed measurement of each server is the
+  // closest to what its code costs (the medians above move with the neighbours' load).
+  const best = (kind: Kind): number => Math.max(...totals[`${kind}:${route}`]!);
+  summary[`${route}BestOverheadPct`] = pct(best('tessera'), best('h3'));
+  summary[`${route}BestOverheadNoLogPct`] = pct(best('tessera-nolog'), best('h3'));
   const cpu = (kind: Kind): number | undefined => (cpuTotals[`${kind}:${route}`] ? median(cpuTotals[`${kind}:${route}`]!) : undefined);
   const [h3Cpu, tesseraCpu, nologCpu] = [cpu('h3'), cpu('tessera'), cpu('tessera-nolog')];
   if (h3Cpu !== undefined && tesseraCpu !== undefined && nologCpu !== undefined) {
@@ -165,6 +170,9 @@ for (const route of ['health', 'echo']) {
     // The same "overhead" as for throughput: the share of h3's rate lost at the same CPU.
     summary[`${route}CpuOverheadPct`] = pct(h3Cpu, tesseraCpu);
     summary[`${route}CpuOverheadNoLogPct`] = pct(h3Cpu, nologCpu);
+    const leastCpu = (kind: Kind): number => Math.min(...cpuTotals[`${kind}:${route}`]!);
+    summary[`${route}LeastCpuOverheadPct`] = pct(leastCpu('h3'), leastCpu('tessera'));
+    summary[`${route}LeastCpuOverheadNoLogPct`] = pct(leastCpu('h3'), leastCpu('tessera-nolog'));
   }
 }
 process.stdout.write(`${JSON.stringify({ summary })}\n`);
