@@ -17,7 +17,7 @@ import { RouteTable } from './route-table.js';
 import { serveFromMount, underMount, type StaticMount } from './static-files.js';
 import { corsAllows, corsHeaders, corsPreflight, listedOrigins, sameOrigin } from './cors.js';
 import { RequestLog } from './request-log.js';
-import { Throttle } from './throttle.js';
+import { Throttle, type ClientSignal } from './throttle.js';
 import { validate } from './validation.js';
 
 /** A route as one listener serves it. */
@@ -361,7 +361,7 @@ export class HttpListener {
     // made only when the request has to queue: on Node, whether the client has gone is read off
     // the request and response directly, as the signal itself would be set from them.
     if (!this.throttle.tryAcquire(route.tier)) {
-      const pending = this.throttle.acquire(route.tier, event.req.signal);
+      const pending = this.throttle.acquire(route.tier, clientSignal(event));
       if (pending && !(await pending)) throw new ClientClosedError();
     }
     try {
@@ -535,6 +535,27 @@ function clientGone(event: H3Event): boolean {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The client's going-away as the throttle queue needs it. On Node, the response's 'close' while
+ * the request waits is exactly when h3's AbortSignal would abort (an unfinished response closing),
+ * without an AbortController and EventTarget per queued request; elsewhere, the signal itself.
+ */
+function clientSignal(event: H3Event): ClientSignal {
+  const res = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node?.res;
+  if (!res) return event.req.signal;
+  return {
+    get aborted() {
+      return clientGone(event);
+    },
+    addEventListener(_type, listener) {
+      res.once('close', listener);
+    },
+    removeEventListener(_type, listener) {
+      res.off('close', listener);
+    },
+  };
 }
 
 class ClientClosedError extends TesseraError {
