@@ -78,7 +78,7 @@ function flushHeldOnExit(): void {
   }
 }
 
-/** stdout, asynchronously, in batches (above); a crash can lose the last second of lines, shutdown and fatal paths flush. */
+/** stdout, in batches (above); a crash can lose the last second of lines, shutdown and fatal paths flush. */
 function bufferedStdout(): pino.DestinationStream {
   // Synchronous, as Node's own process.stdout is for files and pipes on Linux: a batch is one
   // write(2) of ~32 KiB (about 10 us to a file or pipe), where an asynchronous write is a hand-off
@@ -125,8 +125,9 @@ export function flushLogSync(log: Logger): void {
 }
 
 /**
- * Structured JSON lines (`time` in epoch milliseconds, pino's default and its cheapest). The level comes from TESSERA_LOG_LEVEL (default `info`); writes to stdout
- * are asynchronous so a busy listener does not wait on the terminal, and are flushed on shutdown.
+ * Structured JSON lines (`time` in epoch milliseconds, pino's default and its cheapest). The level comes from TESSERA_LOG_LEVEL (default `info`); lines to stdout
+ * are batched (one write of ~32 KiB per ~200 request lines, at least once a second), so a busy listener
+ * rarely stops to write, and are flushed on warnings, errors and shutdown.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.TESSERA_LOG_LEVEL ?? 'info';
