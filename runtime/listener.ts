@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, maxHeaderSize, type Server, type ServerResponse } from 'node:http';
+import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { H3, HTTPError, getRequestIP, type H3Event } from 'h3';
 import { toNodeHandler } from 'h3/node';
@@ -16,7 +16,8 @@ import { HttpRouteRequest } from './route-request.js';
 import { RouteTable } from './route-table.js';
 import { serveFromMount, underMount, type StaticMount } from './static-files.js';
 import { corsAllows, corsHeaders, corsPreflight, listedOrigins, sameOrigin } from './cors.js';
-import { Throttle } from './throttle.js';
+import { RequestLog } from './request-log.js';
+import { Throttle, type ClientSignal } from './throttle.js';
 import { validate } from './validation.js';
 
 /** A route as one listener serves it. */
@@ -70,12 +71,15 @@ export class HttpListener {
   private readonly drain = new AbortController();
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
+  private readonly requestLog: RequestLog;
+  private readonly onResponseClosed = (): void => this.finished();
 
   constructor(deps: ListenerDeps) {
     this.deps = deps;
     this.config = deps.config;
     this.name = deps.config.name;
     this.throttle = new Throttle(deps.throttle);
+    this.requestLog = new RequestLog(deps.log, this.name);
   }
 
   mount(plugin: string, definition: RouteDefinition<any, any>): MountedRoute {
@@ -231,7 +235,8 @@ export class HttpListener {
     // A request counts as in flight until its response is flushed (the socket may still be writing
     // after the handler returns), so the drain on shutdown never cuts a response half-written.
     this.inFlight++;
-    if (nodeResponse) nodeResponse.once('close', () => this.finished());
+    // `on`, not `once`: a response closes once, and once() wraps the listener in a new function each time.
+    if (nodeResponse) nodeResponse.on('close', this.onResponseClosed);
     try {
       if (this.draining) throw new ShuttingDownError();
       const origin = req.headers.get('origin');
@@ -280,7 +285,7 @@ export class HttpListener {
     const status = body instanceof Response ? body.status : (event.res.status ?? 200);
     const ms = performance.now() - started;
     this.deps.metrics.observeRequest(this.name, method, routeLabel, status, ms / 1000);
-    this.deps.log.info({ reqId: requestId, listener: this.name, method, route: routeLabel, status, ms: Math.round(ms * 100) / 100 }, 'request');
+    this.requestLog.write(requestId, method, routeLabel, status, Math.round(ms * 100) / 100);
     return body;
   }
 
@@ -351,34 +356,41 @@ export class HttpListener {
       });
     }
 
-    // The client's signal: a request whose client has gone leaves the queue at once, and one that
-    // lost its client while queued (or while the event loop was busy) does no work at all.
-    const signal = event.req.signal;
-    const pending = this.throttle.acquire(route.tier, signal);
-    if (pending && !(await pending)) throw new ClientClosedError();
+    // A request whose client has gone leaves the queue at once, and one that lost its client while
+    // queued (or while the event loop was busy) does no work at all. The client's AbortSignal is
+    // made only when the request has to queue: on Node, whether the client has gone is read off
+    // the request and response directly, as the signal itself would be set from them.
+    if (!this.throttle.tryAcquire(route.tier)) {
+      const pending = this.throttle.acquire(route.tier, clientSignal(event));
+      if (pending && !(await pending)) throw new ClientClosedError();
+    }
     try {
-      if (signal.aborted) throw new ClientClosedError();
-      const request = await this.buildRequest(event, route, rawParams, requestId, principal);
+      if (clientGone(event)) throw new ClientClosedError();
+      // Built synchronously unless the runtime has a body to read: no promise or tick for a GET.
+      const built = this.buildRequest(event, route, rawParams, requestId, principal);
+      const request = built instanceof HttpRouteRequest ? built : await built;
       if (route.tier !== 'light') {
         // One turn of the event loop before work that may be long: requests whose sockets closed
         // in the same poll as their bodies arrived are seen as gone, and skipped.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (signal.aborted) throw new ClientClosedError();
+        await nextTurn();
+        if (clientGone(event)) throw new ClientClosedError();
       }
-      const result = await def.handler(request as RouteRequest<any, any>);
+      const returned: unknown = def.handler(request as RouteRequest<any, any>);
+      // A handler that answers synchronously (health, lookups in memory) is not awaited: same answer, one tick less.
+      const result = isThenable(returned) ? await returned : returned;
       return this.successBody(event, result);
     } finally {
       this.throttle.release(route.tier);
     }
   }
 
-  private async buildRequest(
+  private buildRequest(
     event: H3Event,
     route: MountedRoute,
     rawParams: Record<string, string>,
     requestId: string,
     principal: Principal | undefined,
-  ): Promise<HttpRouteRequest> {
+  ): HttpRouteRequest | Promise<HttpRouteRequest> {
     const def = route.definition;
     const headers = event.req.headers;
     const params: Record<string, string> = {};
@@ -390,19 +402,27 @@ export class HttpListener {
     if (hasBody && def.accepts && !def.body && !def.accepts.includes(type)) {
       throw new UnsupportedMediaTypeError(type, def.accepts);
     }
-    let body: unknown;
-    // With a `body` schema the runtime has read the body; text()/stream() then give back that text.
-    let rawText: string | undefined;
-    if (def.body) {
-      rawText = '';
-      if (hasBody) {
-        if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
-        rawText = await readBodyText(event, route.bodyLimit);
-        body = rawText.length === 0 ? undefined : parseJson(rawText);
-      }
-      body = validate(def.body as z.ZodType, body, 'request body', 'body');
-    }
+    // With a `body` schema the runtime reads the body; text()/stream() then give back that text.
+    const schema = def.body as z.ZodType | undefined;
+    if (!schema) return this.routeRequest(event, route, params, query, undefined, undefined, requestId, principal);
+    if (!hasBody) return this.routeRequest(event, route, params, query, validate(schema, undefined, 'request body', 'body'), '', requestId, principal);
+    if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
+    return readBodyText(event, route.bodyLimit).then((rawText) => {
+      const body = validate(schema, rawText.length === 0 ? undefined : parseJson(rawText), 'request body', 'body');
+      return this.routeRequest(event, route, params, query, body, rawText, requestId, principal);
+    });
+  }
 
+  private routeRequest(
+    event: H3Event,
+    route: MountedRoute,
+    params: Record<string, string>,
+    query: unknown,
+    body: unknown,
+    rawText: string | undefined,
+    requestId: string,
+    principal: Principal | undefined,
+  ): HttpRouteRequest {
     return new HttpRouteRequest({
       event,
       params,
@@ -479,6 +499,63 @@ function decodeParam(name: string, value: string): string {
       details: { param: name },
     });
   }
+}
+
+let turn: Promise<void> | undefined;
+
+/**
+ * Resolves in the check phase of the event loop, after the pending I/O has been polled: one
+ * setImmediate shared by every request that asks in the same turn, rather than one each.
+ */
+function nextTurn(): Promise<void> {
+  return (turn ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      turn = undefined;
+      resolve();
+    }),
+  ));
+}
+
+type NodeSide = { req?: IncomingMessage; res?: ServerResponse };
+
+/**
+ * Whether the client has gone: what the request's AbortSignal says, without making one. On Node
+ * h3's signal aborts when the response closes unfinished or the request errors (srvx's adapter);
+ * the same is read here from the two objects. Elsewhere (`fetch` in tests) the signal is used.
+ */
+function clientGone(event: H3Event): boolean {
+  const node = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
+  const req = node?.req;
+  const res = node?.res;
+  if (!req || !res) return event.req.signal.aborted;
+  if (req.errored) return true;
+  if (res.writableEnded) return false;
+  return res.destroyed || req.aborted || (req.destroyed && !req.complete);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The client's going-away as the throttle queue needs it. On Node, the response's 'close' while
+ * the request waits is exactly when h3's AbortSignal would abort (an unfinished response closing),
+ * without an AbortController and EventTarget per queued request; elsewhere, the signal itself.
+ */
+function clientSignal(event: H3Event): ClientSignal {
+  const res = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node?.res;
+  if (!res) return event.req.signal;
+  return {
+    get aborted() {
+      return clientGone(event);
+    },
+    addEventListener(_type, listener) {
+      res.once('close', listener);
+    },
+    removeEventListener(_type, listener) {
+      res.off('close', listener);
+    },
+  };
 }
 
 class ClientClosedError extends TesseraError {

@@ -14,6 +14,16 @@ export class ThrottledError extends TesseraError {
   }
 }
 
+/**
+ * What a queued request's client looks like to the queue: an AbortSignal, or a cheaper stand-in
+ * with the same members (the listener reads a Node response's 'close' instead of making a signal).
+ */
+export interface ClientSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 interface Waiter {
   grant: () => void;
 }
@@ -44,12 +54,22 @@ export class Throttle {
     };
   }
 
+  /** Take a free slot if there is one (no queue, no promise): the common case. */
+  tryAcquire(tier: ThrottleTier): boolean {
+    const state = this.tiers[tier];
+    if (state.active < state.config.concurrency) {
+      state.active++;
+      return true;
+    }
+    return false;
+  }
+
   /**
    * Take a slot: synchronously when one is free (the common case, returns nothing), else after
    * queueing. The promise resolves `true` with the slot held, or `false` without one when `signal`
    * aborted while waiting (the client went away); it rejects with 429 after the tier's `maxWaitMs`.
    */
-  acquire(tier: ThrottleTier, signal?: AbortSignal): void | Promise<boolean> {
+  acquire(tier: ThrottleTier, signal?: ClientSignal): void | Promise<boolean> {
     const state = this.tiers[tier];
     if (state.active < state.config.concurrency) {
       state.active++;

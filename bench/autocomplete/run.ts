@@ -4,6 +4,8 @@
  * over the same titles, in the same run:
  *   npm run bench:autocomplete                 (every prefix 20 times)
  *   npm run bench:autocomplete -- --quick      (5 times, 30,000 synsets)
+ *   npm run bench:autocomplete -- --profile    (also writes a CPU profile of each timed Tessera
+ *                                               loop to ./autocomplete-{in-process,http}.cpuprofile)
  * Latency: p50 and p99 per request, in-process (the service call) and over HTTP (one keep-alive
  * client, one request at a time), over the 100 prefixes and their 100 typo'd forms. Quality on the
  * fixed list (prefixes.ts): top-1 is a real title that starts with the prefix; the typo'd prefix
@@ -11,11 +13,12 @@
  * Prints one JSON line per engine; the table lives in bench/README.md.
  */
 import 'reflect-metadata';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { Session } from 'node:inspector/promises';
 import { Document } from 'flexsearch';
 import MiniSearch from 'minisearch';
 import { App } from '../../runtime/app.js';
@@ -29,6 +32,24 @@ import { fold, qualityPrefixes, type QualityPrefix } from './prefixes.js';
 const quick = process.argv.includes('--quick');
 const repeats = quick ? 5 : 20;
 const limit = quick ? 30_000 : Infinity;
+const profile = process.argv.includes('--profile');
+
+/** Runs `work` under the V8 CPU profiler when --profile is given, writing `<name>.cpuprofile`. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!profile) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile: result } = await session.post('Profiler.stop');
+    writeFileSync(`${name}.cpuprofile`, JSON.stringify(result));
+    session.disconnect();
+  }
+}
 
 interface Synset {
   id: string;
@@ -128,10 +149,16 @@ async function main(): Promise<void> {
     ingestMs: Math.round(ingestMs),
     buildMs: Math.round(buildMs),
     heapMb: memoryMb,
-    ...(await measure(inProcess, list)),
+    ...(await profiled('autocomplete-in-process', () => measure(inProcess, list))),
     ...tesseraQuality,
   });
-  results.push({ engine: 'tessera', mode: 'http', docs: synsets.length, ...(await measure(overHttp, list)), ...(await quality(overHttp, list, titles)) });
+  results.push({
+    engine: 'tessera',
+    mode: 'http',
+    docs: synsets.length,
+    ...(await profiled('autocomplete-http', () => measure(overHttp, list))),
+    ...(await quality(overHttp, list, titles)),
+  });
   await app.stop();
   rmSync(dir, { recursive: true, force: true });
 

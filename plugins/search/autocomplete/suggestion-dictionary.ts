@@ -4,8 +4,8 @@
  * and removed as the data changes; the sorted word list the matcher walks is rebuilt on the first
  * query after a change.
  */
-import { normaliseSuggestion, suggestionWords, type PrefixQuery } from './normalize.js';
-import { forEachWithPrefix, fuzzyPrefixMatches } from './prefix-matcher.js';
+import { normaliseSuggestion, type PrefixQuery } from './normalize.js';
+import { PrefixTrie } from './prefix-matcher.js';
 
 export interface SuggestionEntry {
   text: string;
@@ -33,6 +33,8 @@ interface Stored {
   entry: SuggestionEntry;
   norm: string;
   words: readonly string[];
+  /** The last match() that took this entry: each entry is taken once per query without a set. */
+  taken: number;
 }
 
 /** Past this many candidates a query stops gathering (one-letter prefixes over 100k titles). */
@@ -40,8 +42,10 @@ const maxCandidates = 20_000;
 
 export class SuggestionDictionary {
   private readonly entries = new Map<string, Stored>();
-  private readonly byWord = new Map<string, Set<string>>();
-  private vocabulary: string[] | undefined = [];
+  private readonly byWord = new Map<string, Set<Stored>>();
+  /** The words as a trie, with each word's entries by word number; rebuilt after a word comes or goes. */
+  private vocabulary: { trie: PrefixTrie; stored: Array<Set<Stored>> } | undefined;
+  private queries = 0;
 
   get size(): number {
     return this.entries.size;
@@ -61,15 +65,16 @@ export class SuggestionDictionary {
     }
     if (existing) this.remove(key);
     if (norm === '') return;
-    const words = [...new Set(suggestionWords(entry.text))];
-    this.entries.set(key, { entry, norm, words });
+    const words = [...new Set(norm.split(' '))];
+    const stored: Stored = { entry, norm, words, taken: 0 };
+    this.entries.set(key, stored);
     for (const w of words) {
-      let keys = this.byWord.get(w);
-      if (!keys) {
-        this.byWord.set(w, (keys = new Set()));
+      let holders = this.byWord.get(w);
+      if (!holders) {
+        this.byWord.set(w, (holders = new Set()));
         this.vocabulary = undefined;
       }
-      keys.add(key);
+      holders.add(stored);
     }
   }
 
@@ -78,10 +83,10 @@ export class SuggestionDictionary {
     if (!existing) return false;
     this.entries.delete(key);
     for (const w of existing.words) {
-      const keys = this.byWord.get(w);
-      if (!keys) continue;
-      keys.delete(key);
-      if (keys.size === 0) {
+      const holders = this.byWord.get(w);
+      if (!holders) continue;
+      holders.delete(existing);
+      if (holders.size === 0) {
         this.byWord.delete(w);
         this.vocabulary = undefined;
       }
@@ -92,15 +97,18 @@ export class SuggestionDictionary {
   clear(): void {
     this.entries.clear();
     this.byWord.clear();
-    this.vocabulary = [];
+    this.vocabulary = undefined;
   }
 
   *all(): IterableIterator<[string, SuggestionEntry]> {
     for (const [key, s] of this.entries) yield [key, s.entry];
   }
 
-  private words(): string[] {
-    this.vocabulary ??= [...this.byWord.keys()].sort();
+  private words(): { trie: PrefixTrie; stored: Array<Set<Stored>> } {
+    if (!this.vocabulary) {
+      const sorted = [...this.byWord.keys()].sort();
+      this.vocabulary = { trie: new PrefixTrie(sorted), stored: sorted.map((w) => this.byWord.get(w)!) };
+    }
     return this.vocabulary;
   }
 
@@ -109,34 +117,35 @@ export class SuggestionDictionary {
    * how well the rest of the query fits it. Each entry once, with its best match.
    */
   match(query: PrefixQuery): DictionaryMatch[] {
-    const vocabulary = this.words();
-    const lastWords = query.maxEdits > 0 ? fuzzyPrefixMatches(vocabulary, query.prefix, query.maxEdits) : exact(vocabulary, query.prefix);
-    const found = new Map<string, DictionaryMatch>();
-    let gathered = 0;
-    // Fewest edits first, so that a cut-off keeps the closest words.
-    const ordered = [...lastWords].sort((a, b) => a[1] - b[1]);
-    for (const [word, edits] of ordered) {
-      for (const key of this.byWord.get(word) ?? []) {
-        const stored = this.entries.get(key)!;
-        const previous = found.get(key);
-        if (previous && previous.edits <= edits) continue;
-        found.set(key, { entry: stored.entry, norm: stored.norm, kind: kindOf(stored, query, word), edits });
-        if (++gathered >= maxCandidates) return [...found.values()];
+    const { trie, stored: holders } = this.words();
+    // Word numbers by edits, each in word order: fewest edits first, so that a cut-off keeps the
+    // closest words (and, since each entry is taken at its first word, with its fewest edits).
+    const byEdits: number[][] = [[], [], []];
+    for (let e = byEdits.length; e <= query.maxEdits; e++) byEdits.push([]);
+    trie.fuzzy(query.prefix, query.maxEdits, (word, edits) => void byEdits[edits]!.push(word));
+    const found: DictionaryMatch[] = [];
+    const taken = ++this.queries;
+    const start = query.context.length === 0 ? '' : `${query.context.join(' ')} `;
+    for (let edits = 0; edits < byEdits.length; edits++) {
+      for (const w of byEdits[edits]!) {
+        const word = trie.words[w]!;
+        const whole = start === '' ? word : start + word;
+        for (const stored of holders[w]!) {
+          if (stored.taken === taken) continue;
+          stored.taken = taken;
+          found.push({ entry: stored.entry, norm: stored.norm, kind: kindOf(stored, query, whole), edits });
+          if (found.length >= maxCandidates) return found;
+        }
       }
     }
-    return [...found.values()];
+    return found;
   }
 }
 
-function exact(vocabulary: readonly string[], prefix: string): Map<string, number> {
-  const words = new Map<string, number>();
-  forEachWithPrefix(vocabulary, prefix, (w) => void words.set(w, 0));
-  return words;
-}
-
-function kindOf(stored: Stored, query: PrefixQuery, word: string): MatchKind {
-  const start = query.context.length === 0 ? word : `${query.context.join(' ')} ${word}`;
-  if (stored.norm === start || stored.norm.startsWith(`${start} `)) return 'start';
+/** `start`: the query's context words and the matched word, as the entry would begin with them. */
+function kindOf(stored: Stored, query: PrefixQuery, start: string): MatchKind {
+  const norm = stored.norm;
+  if (norm.startsWith(start) && (norm.length === start.length || norm.charCodeAt(start.length) === 32)) return 'start';
   if (query.context.length === 0) return 'prefix';
   return query.context.every((w) => stored.words.includes(w)) ? 'words' : 'prefix';
 }
