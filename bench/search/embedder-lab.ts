@@ -7,16 +7,16 @@
 // searchKeyword / searchSemantic / searchHybrid exactly as bench/search/hybrid.ts runs them. The
 // models are trained on the documents only (never the queries or qrels). One JSON line a design.
 import 'reflect-metadata';
-import { englishAnalyzer } from '../../plugins/search/analyzer.js';
-import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugins/search/corpus-lsa.js';
-import { fnv1a } from '../../plugins/search/feature-hashing.js';
-import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../plugins/search/hashed-ngrams-v2.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/search.js';
+import { englishAnalyzer } from '../../plugins/search/analysis/analyzer.js';
+import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugins/search/embedders/corpus-lsa.js';
+import { fnv1a } from '../../plugins/search/embedders/feature-hashing.js';
+import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { searchKeyword } from '../../plugins/search/search-keyword.js';
-import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
-import { englishStopWords } from '../../plugins/search/stop-words.js';
+import { searchKeyword } from '../../plugins/search/search/search-keyword.js';
+import { searchHybrid, searchSemantic } from '../../plugins/search/search/search-vector.js';
+import { englishStopWords } from '../../plugins/search/analysis/stop-words.js';
 import { loadCranfield } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';

@@ -6,16 +6,16 @@
 // on the loaded documents through the product's retrain path, buildMs includes it); then the embedder's
 // throughput on the WordNet glosses. Prints one JSON line per result and ends with {"summary": ...}.
 import 'reflect-metadata';
-import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analyzer.js';
-import { embedCorpusLsa } from '../../plugins/search/corpus-lsa.js';
-import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedder.js';
-import { embedText } from '../../plugins/search/hashed-embedder.js';
-import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/hashed-ngrams-v2.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/search.js';
+import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analysis/analyzer.js';
+import { embedCorpusLsa } from '../../plugins/search/embedders/corpus-lsa.js';
+import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedders/embedder.js';
+import { embedText } from '../../plugins/search/embedders/hashed-embedder.js';
+import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { searchKeyword } from '../../plugins/search/search-keyword.js';
-import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
+import { searchKeyword } from '../../plugins/search/search/search-keyword.js';
+import { searchHybrid, searchSemantic } from '../../plugins/search/search/search-vector.js';
 import { loadCranfield, loadWordnet } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';

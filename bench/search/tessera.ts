@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { createKernelRunner, type KernelRunner } from '../../kernels/src/index.js';
 import { createLogger } from '../../runtime/logger.js';
 import { Store } from '../../runtime/store.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { SearchEngine } from '../../plugins/search/search-engine.js';
-import type { SearchIndex } from '../../plugins/search/search-index.js';
-import { searchKeyword } from '../../plugins/search/search-keyword.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { SearchEngine } from '../../plugins/search/index/search-engine.js';
+import type { SearchIndex } from '../../plugins/search/index/search-index.js';
+import { searchKeyword } from '../../plugins/search/search/search-keyword.js';
 import type { BenchDoc, HttpSearchClient, SearchAdapter } from './adapter.js';
 
 const BATCH = 25_000;

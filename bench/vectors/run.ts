@@ -7,12 +7,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { KernelRunner } from '../../kernels/src/index.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import type { SearchEngine } from '../../plugins/search/search-engine.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import type { SearchEngine } from '../../plugins/search/index/search-engine.js';
 import { openBenchEngine } from '../support/engine.js';
-import type { SearchIndex } from '../../plugins/search/search-index.js';
-import { rankByVector } from '../../plugins/search/search-vector.js';
-import { searchGeo } from '../../plugins/search/search-geo.js';
+import type { SearchIndex } from '../../plugins/search/index/search-index.js';
+import { rankByVector } from '../../plugins/search/search/search-vector.js';
+import { searchGeo } from '../../plugins/search/search/search-geo.js';
 
 /**
  * Vectors and geo bench (issue 5): mnist10k recall@10 / QPS for Tessera exact f32 and int8 with

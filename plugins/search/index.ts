@@ -1,11 +1,11 @@
 import { definePlugin, defineToken } from 'tessera-runtime/plugin';
-import { analysisErrorCodes } from './analysis-error-codes.js';
+import { analysisErrorCodes } from './analysis/analysis-error-codes.js';
 import { searchOptionsSchema } from './options.js';
-import { registerRoutes } from './routes.js';
+import { registerRoutes } from './http/routes.js';
 import { searchErrorCodes } from './search-errors.js';
-import { searchJobs } from './background.js';
-import { EmbedderCatalog } from './embedder.js';
-import { SearchEngine } from './search-engine.js';
+import { searchJobs } from './index/background.js';
+import { EmbedderCatalog } from './embedders/embedder.js';
+import { SearchEngine } from './index/search-engine.js';
 import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
 import { imageErrors } from './image/image-errors.js';
@@ -130,12 +130,12 @@ export default definePlugin({
   },
 });
 
-export { canSeeIndex, indexPatternPattern, tokenMayUse } from './index-scope.js';
+export { canSeeIndex, indexPatternPattern, tokenMayUse } from './http/index-scope.js';
 export { visualTerms, type VisualTerm, type VisualTermType } from './image/visual-terms.js';
-export type { SearchEngine } from './search-engine.js';
+export type { SearchEngine } from './index/search-engine.js';
 export type * from './service.js';
 export { SuggestionDictionary, type SuggestionEntry, type DictionaryMatch } from './autocomplete/suggestion-dictionary.js';
 export { normaliseSuggestion, parsePrefixQuery, suggestionWords, type PrefixQuery } from './autocomplete/normalize.js';
 export type { SuggestionSource, SuggestionType, IncludeFlag, IndexScope } from './autocomplete/suggestion-source.js';
 export type { AutocompleteService, AutocompleteRequest, AutocompleteSuggestion } from './autocomplete/autocomplete-service.js';
-export type { SearchIndex, UpsertResult } from './search-index.js';
+export type { SearchIndex, UpsertResult } from './index/search-index.js';

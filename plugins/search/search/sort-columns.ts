@@ -4,8 +4,8 @@
  * its segment's data and is never updated.
  */
 import type { Deadline } from './deadline.js';
-import type { KeywordField, SegmentData } from './segment.js';
-import { has, type Bitset } from './bitset.js';
+import type { KeywordField, SegmentData } from '../index/segment.js';
+import { has, type Bitset } from '../index/bitset.js';
 
 /**
  * Per document, the index in the keyword dictionary of its smallest and largest value (-1 for

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { InputError, InvalidJsonError, mediaType, PermissionError, type PluginContext, type RouteDefinition, type RouteRequest } from 'tessera-runtime/plugin';
-import { parseFilter } from './filter.js';
-import { parseCreateIndex, parsePatchIndex } from './mappings.js';
-import type { SearchOptions } from './options.js';
-import { describe, DocumentNotFoundError, IndexNotFoundError, type SearchEngine } from './search-engine.js';
+import { parseFilter } from '../query/filter.js';
+import { parseCreateIndex, parsePatchIndex } from '../index/mappings.js';
+import type { SearchOptions } from '../options.js';
+import { describe, DocumentNotFoundError, IndexNotFoundError, type SearchEngine } from '../index/search-engine.js';
 import { canSeeIndex, tokenMayUse, withTokenFilter } from './index-scope.js';
-import { runSearch, searchQuerySchema } from './search.js';
+import { runSearch, searchQuerySchema } from '../search/search.js';
 
 const deleteByQuerySchema = z.union([
   z.strictObject({

@@ -1,5 +1,5 @@
-import { analyzedPart } from './text-limits.js';
-import type { Analyzer } from './analyzer.js';
+import { analyzedPart } from '../analysis/text-limits.js';
+import type { Analyzer } from '../analysis/analyzer.js';
 
 /**
  * An immutable batch of documents, Lucene-style: per text field a term dictionary with postings

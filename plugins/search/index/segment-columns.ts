@@ -1,4 +1,4 @@
-import type { FilterColumns } from './filter.js';
+import type { FilterColumns } from '../query/filter.js';
 import type { LoadedSegment } from './search-index.js';
 import { lookup } from './segment.js';
 

@@ -1,7 +1,7 @@
-import { standardAnalyzer, type Analyzer } from './analyzer.js';
+import { standardAnalyzer, type Analyzer } from '../analysis/analyzer.js';
 import type { CorpusLsaModel } from './corpus-lsa.js';
 import { projectFeatures } from './feature-hashing.js';
-import { englishStopWords } from './stop-words.js';
+import { englishStopWords } from '../analysis/stop-words.js';
 
 /**
  * `hashed-ngrams-v2`, the default built-in embedder: no model, no download, deterministic, and

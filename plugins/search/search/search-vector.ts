@@ -1,12 +1,12 @@
-import { rescaleForCosine, vectorRangeProblem } from './vector-range.js';
+import { rescaleForCosine, vectorRangeProblem } from '../index/vector-range.js';
 import type { BitsetBlock, KernelRunner, Metric } from 'tessera-runtime/kernels';
 import { InputError } from 'tessera-runtime/plugin';
-import { andInPlace, andNotInPlace, popcount } from './bitset.js';
-import { evaluateFilter, type FilterNode } from './filter.js';
+import { andInPlace, andNotInPlace, popcount } from '../index/bitset.js';
+import { evaluateFilter, type FilterNode } from '../query/filter.js';
 import { compileProjection, projectSource } from './projection.js';
 import { keywordHighlighter, searchKeyword, type Hit, type KeywordQuery } from './search-keyword.js';
-import { hnswSettings, KERNEL_METRICS, type LoadedSegment, type SearchIndex } from './search-index.js';
-import { segmentColumns } from './segment-columns.js';
+import { hnswSettings, KERNEL_METRICS, type LoadedSegment, type SearchIndex } from '../index/search-index.js';
+import { segmentColumns } from '../index/segment-columns.js';
 
 /** How the vector side of a query searches: per-query overrides of the index's vectorIndex. */
 export interface VectorSearchOptions {

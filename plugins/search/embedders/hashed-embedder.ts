@@ -1,4 +1,4 @@
-import { standardAnalyzer } from './analyzer.js';
+import { standardAnalyzer } from '../analysis/analyzer.js';
 import { projectFeatures } from './feature-hashing.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Analyzer } from './analyzer.js';
+import type { Analyzer } from '../analysis/analyzer.js';
 import { termCounts } from './hashed-ngrams-v2.js';
 import { randomizedSvd } from './randomized-svd.js';
 

@@ -1,17 +1,17 @@
 import type { Deadline } from './deadline.js';
-import { lookup } from './segment.js';
+import { lookup } from '../index/segment.js';
 import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera-runtime/kernels';
 import { InputError } from 'tessera-runtime/plugin';
-import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from './bitset.js';
-import { evaluateFilter, type FilterNode } from './filter.js';
+import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from '../index/bitset.js';
+import { evaluateFilter, type FilterNode } from '../query/filter.js';
 import { highlightDocument } from './highlight.js';
 import { isFlatDisjunction, matchSet, phraseMatches } from './match-set.js';
 import { compileProjection, projectSource } from './projection.js';
-import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from './query-ast.js';
-import { parseQuery } from './query-parser.js';
-import { segmentColumns } from './segment-columns.js';
+import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from '../query/query-ast.js';
+import { parseQuery } from '../query/query-parser.js';
+import { segmentColumns } from '../index/segment-columns.js';
 import { keywordSortColumn, READ_SOURCE, sortKeyOf, sourceSortColumn, type SortKey } from './sort-columns.js';
-import type { LoadedSegment, SearchIndex } from './search-index.js';
+import type { LoadedSegment, SearchIndex } from '../index/search-index.js';
 
 export interface KeywordQuery {
   q?: string;

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KernelRunner } from 'tessera-runtime/kernels';
 import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera-runtime/plugin';
-import { CORPUS_LSA_V1 } from './corpus-lsa.js';
+import { CORPUS_LSA_V1 } from '../embedders/corpus-lsa.js';
 import { directReindex, serialGraphBuilds, type GraphBuildRunner, type ReindexRunner } from './background.js';
-import { EmbedderCatalog } from './embedder.js';
+import { EmbedderCatalog } from '../embedders/embedder.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
 import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord, type WriteChange } from './search-index.js';
-import type { SearchEvents } from './service.js';
+import type { SearchEvents } from '../service.js';
 
 /**
  * Format of the search plugin's stored data. 2: the index catalogue is keyed by [tenant, name] and

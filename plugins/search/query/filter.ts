@@ -1,7 +1,7 @@
-import { add, andInPlace, andNotInPlace, emptySet, fullSet, orInPlace, type Bitset } from './bitset.js';
-import { parseDate, isPlainObject, type PreparedFields } from './document-validation.js';
-import type { FieldMapping } from './mappings.js';
-import { InvalidFilterError } from './search-errors.js';
+import { add, andInPlace, andNotInPlace, emptySet, fullSet, orInPlace, type Bitset } from '../index/bitset.js';
+import { parseDate, isPlainObject, type PreparedFields } from '../index/document-validation.js';
+import type { FieldMapping } from '../index/mappings.js';
+import { InvalidFilterError } from '../search-errors.js';
 
 /**
  * The filter language: a JSON tree that restricts which documents a search or delete sees.

@@ -1,5 +1,5 @@
-import { standardAnalyzer, type Analyzer } from './analyzer.js';
-import type { EmbeddingCorpus } from './hashed-ngrams-v2.js';
+import { standardAnalyzer, type Analyzer } from '../analysis/analyzer.js';
+import type { EmbeddingCorpus } from '../embedders/hashed-ngrams-v2.js';
 import type { LoadedSegment } from './search-index.js';
 import { lookup } from './segment.js';
 

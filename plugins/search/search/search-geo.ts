@@ -1,13 +1,13 @@
 import type { BitsetBlock, KernelRunner } from 'tessera-runtime/kernels';
 import { InputError } from 'tessera-runtime/plugin';
-import { andInPlace, andNotInPlace, popcount } from './bitset.js';
-import { evaluateFilter, type FilterNode } from './filter.js';
-import { circleBox, parseDistance, maxRadiusMeters, type LatLonBox } from './geo-grid.js';
+import { andInPlace, andNotInPlace, popcount } from '../index/bitset.js';
+import { evaluateFilter, type FilterNode } from '../query/filter.js';
+import { circleBox, parseDistance, maxRadiusMeters, type LatLonBox } from '../index/geo-grid.js';
 import { matchSet } from './match-set.js';
 import { compileProjection, projectSource } from './projection.js';
 import { keywordHighlighter, parseIndexQuery, resolveFields, type Hit } from './search-keyword.js';
-import type { SearchIndex } from './search-index.js';
-import { segmentColumns } from './segment-columns.js';
+import type { SearchIndex } from '../index/search-index.js';
+import { segmentColumns } from '../index/segment-columns.js';
 
 export interface GeoSpec {
   field?: string;

@@ -1,7 +1,7 @@
 import type { Deadline } from './deadline.js';
-import { add, andInPlace, andNotInPlace, emptySet, fromSorted, fullSet, orInPlace, type Bitset } from './bitset.js';
-import type { QueryNode } from './query-ast.js';
-import { lookup, type SegmentData, type TextField } from './segment.js';
+import { add, andInPlace, andNotInPlace, emptySet, fromSorted, fullSet, orInPlace, type Bitset } from '../index/bitset.js';
+import type { QueryNode } from '../query/query-ast.js';
+import { lookup, type SegmentData, type TextField } from '../index/segment.js';
 
 /** Which fields a leaf without a `field` qualifier is looked up in. */
 export interface FieldScope {

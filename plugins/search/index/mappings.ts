@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { ValidationError, type FieldIssue } from 'tessera-runtime/plugin';
-import { analyzerNames, isAnalyzerName } from './analyzer.js';
-import { builtinModels, LATEST_BUILTIN_MODEL } from './embedder.js';
+import { analyzerNames, isAnalyzerName } from '../analysis/analyzer.js';
+import { builtinModels, LATEST_BUILTIN_MODEL } from '../embedders/embedder.js';
 
 /** Names of the manifest's remote embedders; `builtin` names the built-in one. */
 export const EMBEDDER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-import { parseMinimumShouldMatch } from './minimum-should-match.js';
-import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from './search-errors.js';
-import { isVisualPath, visualMappings, withVisualMappings } from './image/visual-mappings.js';
+import { parseMinimumShouldMatch } from '../query/minimum-should-match.js';
+import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from '../search-errors.js';
+import { isVisualPath, visualMappings, withVisualMappings } from '../image/visual-mappings.js';
 
 /**
  * Index definitions: field mappings, settings, and the rules for changing them.

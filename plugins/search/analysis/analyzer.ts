@@ -1,6 +1,6 @@
 import { InputError } from 'tessera-runtime/plugin';
 import { stemEnglish, stripPossessive } from './english-stemmer.js';
-import { functionWords } from './natural-language-operators.js';
+import { functionWords } from '../query/natural-language-operators.js';
 import { englishStopWords } from './stop-words.js';
 import { tokenize, type Token } from './tokenizer.js';
 

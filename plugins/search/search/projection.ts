@@ -1,5 +1,5 @@
-import { isPlainObject } from './document-validation.js';
-import { InvalidProjectionError } from './search-errors.js';
+import { isPlainObject } from '../index/document-validation.js';
+import { InvalidProjectionError } from '../search-errors.js';
 
 /**
  * Hit sources shaped by `projection` (dotted path -> 1 include / 0 exclude) or `select` (paths to

@@ -1,7 +1,7 @@
-import { analyzedPart } from './text-limits.js';
-import { getAnalyzer, type Analyzer } from './analyzer.js';
-import { valuesAtPath } from './document-validation.js';
-import { tokenize } from './tokenizer.js';
+import { analyzedPart } from '../analysis/text-limits.js';
+import { getAnalyzer, type Analyzer } from '../analysis/analyzer.js';
+import { valuesAtPath } from '../index/document-validation.js';
+import { tokenize } from '../analysis/tokenizer.js';
 
 /**
  * Highlight fragments: bounded windows of a field's text around the query's terms.

@@ -1,4 +1,4 @@
-import type { Analyzer } from './analyzer.js';
+import type { Analyzer } from '../analysis/analyzer.js';
 import { matchAll, matchNone, type BooleanQuery, type QueryNode } from './query-ast.js';
 import { lexQuery, type QueryToken } from './query-lexer.js';
 import { parseMinimumShouldMatch, resolveMinimumShouldMatch } from './minimum-should-match.js';
