@@ -14,8 +14,7 @@ import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/se
 import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
 import { searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { searchKeyword } from '../../plugins/search/search/search-keyword.js';
-import { searchHybrid, searchSemantic } from '../../plugins/search/search/search-vector.js';
+import { search } from '../../plugins/search/search/search.js';
 import { loadCranfield, loadWordnet } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';
@@ -65,10 +64,10 @@ for (const { model, dims } of CONFIGS) {
   for (const q of data.queries) vectors.set(q.id, await embedQueryText(embedder, q.text));
 
   keyword ??= await mean(async (q) =>
-    (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+    (await search(index, runner, { mode: 'keyword', q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
   );
   const semantic = await mean(async (q) =>
-    (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
+    (await search(index, runner, { mode: 'semantic', vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
   );
   const hybrid: Record<string, number> = {};
   for (const ratio of [DEFAULT_RATIO, ...SWEEP]) {
@@ -82,7 +81,7 @@ for (const { model, dims } of CONFIGS) {
         highlight: false,
         select: ['id'],
       });
-      return (await searchHybrid(index, runner, { ...body, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
+      return (await search(index, runner, { ...body, mode: 'hybrid', vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
   const result = {
@@ -134,7 +133,7 @@ for (const { model, dims } of CONFIGS) {
     );
     keywordWindow.set(
       q.id,
-      (await searchKeyword(index, runner, { q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+      (await search(index, runner, { mode: 'keyword', q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
     );
   }
   const fuse = (a: string[], b: string[], ratio: number): string[] => {

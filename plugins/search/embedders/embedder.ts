@@ -1,7 +1,8 @@
 import { TesseraError } from 'tessera-runtime/plugin';
 import { CORPUS_LSA_V1, embedCorpusLsa } from './corpus-lsa.js';
 import { embedText, HASHED_EMBEDDER } from './hashed-embedder.js';
-import { embedDocument, embedQuery, emptyCorpus, HASHED_NGRAMS_V2, type EmbeddingCorpus } from './hashed-ngrams-v2.js';
+import type { EmbeddingCorpus } from './embedding-corpus.js';
+import { embedDocument, embedQuery, emptyCorpus, HASHED_NGRAMS_V2 } from './hashed-ngrams-v2.js';
 import type { IndexSettings } from '../index/mappings.js';
 
 /** Turns texts into vectors of the index's dimension. Every implementation passes one conformance suite. */

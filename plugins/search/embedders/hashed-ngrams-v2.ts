@@ -1,5 +1,4 @@
 import { standardAnalyzer, type Analyzer } from '../analysis/analyzer.js';
-import type { CorpusLsaModel } from './corpus-lsa.js';
 import { projectFeatures } from './feature-hashing.js';
 import { englishStopWords } from '../analysis/stop-words.js';
 
@@ -31,20 +30,18 @@ export const HASHED_NGRAMS_V2 = 'hashed-ngrams-v2';
 
 const TRIGRAM_WEIGHT = 0.25;
 
-/** What the query side needs of the index it searches. */
-export interface EmbeddingCorpus {
+/** What the query side needs of the index it searches (embedding-corpus.ts adds a trained model). */
+export interface QueryStatistics {
   /** The analyzers of the index's text fields, each once; features are their terms. */
   analyzers: readonly Analyzer[];
   /** Documents the statistics count (deleted versions too until a merge, as BM25's N). */
   docCount: number;
   /** Documents holding `term`, in the text field where it is most frequent. */
   docFreq(term: string): number;
-  /** The term model trained from the index (corpus-lsa-v1), once trained; frozen until retrained. */
-  model?: CorpusLsaModel;
 }
 
 /** No index: standard analysis and no statistics, so every term weighs the same. */
-export const emptyCorpus: EmbeddingCorpus = { analyzers: [standardAnalyzer], docCount: 0, docFreq: () => 0 };
+export const emptyCorpus: QueryStatistics = { analyzers: [standardAnalyzer], docCount: 0, docFreq: () => 0 };
 
 /** Term frequencies without stop words; a term two analyzers both produce counts once (the larger count). */
 export function termCounts(text: string, analyzers: readonly Analyzer[]): Map<string, number> {
@@ -86,7 +83,7 @@ export function documentFeatures(text: string, analyzers: readonly Analyzer[] = 
 }
 
 /** A query's weighted features before hashing: sub-linear tf times smoothed idf (the "ltc" side). */
-export function queryFeatures(text: string, corpus: EmbeddingCorpus = emptyCorpus): Map<string, number> {
+export function queryFeatures(text: string, corpus: QueryStatistics = emptyCorpus): Map<string, number> {
   const n = corpus.docCount;
   return features(termCounts(text, corpus.analyzers), (term) => 1 + Math.log((n + 1) / (corpus.docFreq(term) + 1)));
 }
@@ -95,6 +92,6 @@ export function embedDocument(text: string, dims: number, analyzers?: readonly A
   return projectFeatures(documentFeatures(text, analyzers), dims);
 }
 
-export function embedQuery(text: string, dims: number, corpus?: EmbeddingCorpus): Float32Array {
+export function embedQuery(text: string, dims: number, corpus?: QueryStatistics): Float32Array {
   return projectFeatures(queryFeatures(text, corpus), dims);
 }

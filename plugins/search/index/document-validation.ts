@@ -1,3 +1,4 @@
+import { flatten, isPlainObject, valuesAtPath } from './field-path.js';
 import { vectorRangeProblem, type VectorMetricName } from './vector-range.js';
 import { maxMappedFields, type FieldMapping, type FieldType } from './mappings.js';
 
@@ -95,41 +96,7 @@ export function parseGeoPoint(value: unknown): GeoPoint | undefined {
   return { lat, lon };
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function lookup(value: unknown, segments: string[], from: number, out: unknown[]): void {
-  if (Array.isArray(value)) {
-    for (const element of value) lookup(element, segments, from, out);
-    return;
-  }
-  if (!isPlainObject(value)) return;
-  for (let to = from + 1; to <= segments.length; to++) {
-    const key = to === from + 1 ? segments[from]! : segments.slice(from, to).join('.');
-    if (!Object.hasOwn(value, key)) continue;
-    if (to === segments.length) out.push(value[key]);
-    else lookup(value[key], segments, to, out);
-  }
-}
-
-/**
- * The raw values at a dotted path, one entry per place the path reaches (an entry may itself be an
- * array: the field's values there). `valuesAtPath({a: [{b: 1}, {b: [2, 3]}]}, 'a.b')` is `[1, [2, 3]]`.
- */
-export function valuesAtPath(source: unknown, path: string): unknown[] {
-  const out: unknown[] = [];
-  lookup(source, path.split('.'), 0, out);
-  return out;
-}
-
-function flatten(values: unknown[], out: unknown[] = []): unknown[] {
-  for (const v of values) {
-    if (Array.isArray(v)) flatten(v, out);
-    else if (v !== null && v !== undefined) out.push(v);
-  }
-  return out;
-}
+export { isPlainObject, valuesAtPath };
 
 /** geo_point: `[lon, lat]` is one point, any other array is a list of points. */
 function flattenPoints(values: unknown[], out: unknown[] = []): unknown[] {

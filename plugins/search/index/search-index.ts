@@ -13,8 +13,8 @@ import { prepareDocument } from './document-validation.js';
 import type { FieldMapping, IndexSettings } from './mappings.js';
 import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../embedders/corpus-lsa.js';
 import { EmbedderCatalog, EmbedderError, embedderFor } from '../embedders/embedder.js';
-import type { EmbeddingCorpus } from '../embedders/hashed-ngrams-v2.js';
-import { termStatistics } from './term-statistics.js';
+import { embeddingCorpus, type EmbeddingCorpus } from '../embedders/embedding-corpus.js';
+import { collectionStatistics, type CollectionStatistics } from './collection-statistics.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
 import { mergeSegmentData } from './segment-merge.js';
 import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
@@ -163,6 +163,8 @@ export class SearchIndex {
   readonly embedders: EmbedderCatalog;
   /** This index's builds not yet finished. */
   private readonly pendingBuilds = new Set<Promise<void>>();
+  private statisticsOf?: readonly LoadedSegment[];
+  private collection?: CollectionStatistics;
 
   constructor(
     record: IndexRecord,
@@ -218,10 +220,19 @@ export class SearchIndex {
   }
 
   private termStatistics(record: IndexRecord = this.record): EmbeddingCorpus {
-    return termStatistics(
-      this.segments,
+    return embeddingCorpus(
+      this.statistics(),
       this.textFields(record).map((field) => ({ field, analyzer: this.analyzerFor(field, record) })),
     );
+  }
+
+  /** The collection statistics of the current segments (BM25 and the embedders), made once per segment set. */
+  statistics(): CollectionStatistics {
+    if (this.statisticsOf !== this.segments) {
+      this.statisticsOf = this.segments;
+      this.collection = collectionStatistics(this.segments);
+    }
+    return this.collection!;
   }
 
   /** Whether the index embeds with a model trained from its documents (corpus-lsa-v1). */

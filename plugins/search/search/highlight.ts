@@ -1,6 +1,6 @@
 import { analyzedPart } from '../analysis/text-limits.js';
 import { getAnalyzer, type Analyzer } from '../analysis/analyzer.js';
-import { valuesAtPath } from '../index/document-validation.js';
+import { fieldValues } from '../index/field-path.js';
 import { tokenize } from '../analysis/tokenizer.js';
 
 /**
@@ -175,9 +175,7 @@ export function highlightDocument(
     const fieldTerms = own ?? terms;
     if (fieldTerms.size === 0) continue;
     const resolved = typeof analyzer === 'string' ? getAnalyzer(analyzer) : analyzer;
-    const texts = valuesAtPath(source, field)
-      .flat(Infinity)
-      .filter((v): v is string => typeof v === 'string' && v !== '');
+    const texts = fieldValues(source, field).filter((v): v is string => typeof v === 'string' && v !== '');
     const fragments = texts.flatMap((text, value) => fragmentsOf(text, resolved, fieldTerms, options).map((f) => ({ ...f, value })));
     if (fragments.length === 0) continue;
     result[field] = selectBest(fragments, count)

@@ -4,8 +4,9 @@ import { andInPlace, andNotInPlace, popcount } from '../index/bitset.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
 import { circleBox, parseDistance, maxRadiusMeters, type LatLonBox } from '../index/geo-grid.js';
 import { matchSet } from './match-set.js';
-import { compileProjection, projectSource } from './projection.js';
-import { keywordHighlighter, parseIndexQuery, resolveFields, type Hit } from './search-keyword.js';
+import { fetchHits, type Hit, type Ranked } from './fetch.js';
+import { compileProjection } from './projection.js';
+import { highlighterFor, planTextQuery, type TextQuery } from './text-query.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { segmentColumns } from '../index/segment-columns.js';
 
@@ -15,20 +16,6 @@ export interface GeoSpec {
   lon?: number;
   radius?: string | number;
   boundingBox?: { topLeft: { lat: number; lon: number }; bottomRight: { lat: number; lon: number } };
-}
-
-export interface GeoSearchQuery {
-  geo: GeoSpec;
-  q?: string;
-  fields?: string[];
-  operator?: 'AND' | 'OR';
-  minimumShouldMatch?: string | number;
-  filter?: FilterNode;
-  size: number;
-  from: number;
-  highlight?: boolean;
-  projection?: Record<string, 0 | 1>;
-  select?: string[];
 }
 
 const invalid = (message: string, path: string): InputError => new InputError('invalid_geo_query', message, { details: { path } });
@@ -53,25 +40,33 @@ function inRange(lat: unknown, lon: unknown, path: string): { lat: number; lon: 
   return { lat, lon };
 }
 
+/** A geo hit: the distance from the centre (or the box's centre), rounded to the centimetre. */
+export const geoExtra = (r: GeoRanked): { distanceMeters: number } => ({ distanceMeters: Math.round(r.distance * 100) / 100 });
+
+export interface GeoRanked extends Ranked {
+  distance: number;
+}
+
 /**
- * Geo search: points within a radius of (lat, lon), or inside a bounding box (which may cross the
- * antimeridian: topLeft.lon > bottomRight.lon), nearest first, each hit with `distanceMeters`
- * (from the centre, or from the box's centre). The grid prefilter picks the candidate cells; the
- * geo kernel computes haversine distances; `q` and `filter` narrow the candidates exactly.
+ * The geo ranking phase: points within a radius of (lat, lon), or inside a bounding box (which may
+ * cross the antimeridian: topLeft.lon > bottomRight.lon), nearest first, every one of them. The
+ * grid prefilter picks the candidate cells; the geo kernel computes haversine distances; `q` (as
+ * an exact match set) and `filter` narrow the candidates. Nearer is better: the score is in
+ * (0, 1], 1 at the centre, for clients that sort or fuse by score.
  */
-export async function searchGeo(
+export async function rankGeo(
   index: SearchIndex,
   runner: KernelRunner,
-  query: GeoSearchQuery,
-): Promise<{ total: number; hits: Array<Hit & { distanceMeters: number }> }> {
-  const field = geoField(index, query.geo.field);
-  const projection = compileProjection(query.projection, query.select);
+  spec: GeoSpec,
+  narrowing: { text?: TextQuery; filter?: FilterNode },
+): Promise<{ total: number; ranked: GeoRanked[] }> {
+  const field = geoField(index, spec.field);
   let centre: { lat: number; lon: number };
   let box: LatLonBox;
   let radiusMeters: number | undefined;
-  if (query.geo.boundingBox) {
-    const tl = inRange(query.geo.boundingBox.topLeft?.lat, query.geo.boundingBox.topLeft?.lon, 'geo.boundingBox.topLeft');
-    const br = inRange(query.geo.boundingBox.bottomRight?.lat, query.geo.boundingBox.bottomRight?.lon, 'geo.boundingBox.bottomRight');
+  if (spec.boundingBox) {
+    const tl = inRange(spec.boundingBox.topLeft?.lat, spec.boundingBox.topLeft?.lon, 'geo.boundingBox.topLeft');
+    const br = inRange(spec.boundingBox.bottomRight?.lat, spec.boundingBox.bottomRight?.lon, 'geo.boundingBox.bottomRight');
     if (tl.lat < br.lat) throw invalid('boundingBox.topLeft.lat must be >= bottomRight.lat.', 'geo.boundingBox');
     box = { minLat: br.lat, maxLat: tl.lat, minLon: tl.lon, maxLon: br.lon };
     const width = tl.lon <= br.lon ? br.lon - tl.lon : br.lon + 360 - tl.lon;
@@ -79,8 +74,8 @@ export async function searchGeo(
     if (midLon > 180) midLon -= 360;
     centre = { lat: (tl.lat + br.lat) / 2, lon: midLon };
   } else {
-    centre = inRange(query.geo.lat, query.geo.lon, 'geo');
-    radiusMeters = query.geo.radius === undefined ? undefined : parseDistance(query.geo.radius);
+    centre = inRange(spec.lat, spec.lon, 'geo');
+    radiusMeters = spec.radius === undefined ? undefined : parseDistance(spec.radius);
     if (radiusMeters === undefined) throw invalid('geo needs a radius ("5km", "300m" or metres) or a boundingBox.', 'geo.radius');
     if (radiusMeters > maxRadiusMeters) {
       throw invalid(
@@ -91,17 +86,15 @@ export async function searchGeo(
     box = circleBox(centre.lat, centre.lon, radiusMeters);
   }
 
-  const textFields = query.q ? resolveFields(index, query.fields) : [];
-  const ast = query.q ? parseIndexQuery(index, query, textFields) : undefined;
-
+  const { text, filter: query } = narrowing;
   const found: Array<{ id: string; distance: number }> = [];
   for (const seg of index.segments) {
     const geo = seg.geo[field];
     if (!geo) continue;
     const allowed = geo.grid.candidates(box);
     if (seg.deletedCount > 0) andNotInPlace(allowed, seg.deleted);
-    if (query.filter) andInPlace(allowed, evaluateFilter(query.filter, segmentColumns(seg), seg.data.docCount));
-    if (ast) andInPlace(allowed, matchSet(ast, seg.data, { fields: textFields.map((f) => f.field) }));
+    if (query) andInPlace(allowed, evaluateFilter(query, segmentColumns(seg), seg.data.docCount));
+    if (text) andInPlace(allowed, matchSet(text.ast, seg.data, { fields: text.fields.map((f) => f.field) }));
     const candidates = popcount(allowed);
     if (candidates === 0) continue;
     let filter: BitsetBlock | undefined;
@@ -121,19 +114,5 @@ export async function searchGeo(
     }
   }
   found.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const highlight = query.q && query.highlight !== false ? keywordHighlighter(index, query) : undefined;
-  const hits: Array<Hit & { distanceMeters: number }> = [];
-  for (const r of found.slice(query.from, query.from + query.size)) {
-    const source = index.getDocument(r.id);
-    if (!source) continue;
-    // Nearer is better: a score in (0, 1], 1 at the centre, for clients that sort or fuse by score.
-    hits.push({
-      id: r.id,
-      score: 1 / (1 + r.distance / 1000),
-      source: projectSource(source, projection),
-      highlight: highlight ? highlight(source) : {},
-      distanceMeters: Math.round(r.distance * 100) / 100,
-    });
-  }
-  return { total: found.length, hits };
+  return { total: found.length, ranked: found.map((r) => ({ id: r.id, score: 1 / (1 + r.distance / 1000), distance: r.distance })) };
 }

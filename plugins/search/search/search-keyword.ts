@@ -1,23 +1,22 @@
 import type { Deadline } from './deadline.js';
 import { lookup } from '../index/segment.js';
 import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera-runtime/kernels';
-import { InputError } from 'tessera-runtime/plugin';
 import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from '../index/bitset.js';
+import { fieldValues } from '../index/field-path.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
-import { highlightDocument } from './highlight.js';
+import { fetchHits, type Hit, type Ranked } from './fetch.js';
 import { isFlatDisjunction, matchSet, phraseMatches } from './match-set.js';
-import { compileProjection, projectSource } from './projection.js';
-import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from '../query/query-ast.js';
-import { parseQuery } from '../query/query-parser.js';
+import { compileProjection } from './projection.js';
+import type { PhraseQuery, QueryNode, TermQuery } from '../query/query-ast.js';
 import { segmentColumns } from '../index/segment-columns.js';
 import { keywordSortColumn, READ_SOURCE, sortKeyOf, sourceSortColumn, type SortKey } from './sort-columns.js';
 import type { LoadedSegment, SearchIndex } from '../index/search-index.js';
+import { checkComplexity, highlighterFor, planTextQuery, type TextQuery, type TextQueryInput } from './text-query.js';
 
-export interface KeywordQuery {
-  q?: string;
-  fields?: string[];
-  operator?: 'AND' | 'OR';
-  minimumShouldMatch?: string | number;
+export type { Hit } from './fetch.js';
+
+/** How the keyword ranking phase scores and orders (the request's options, `q` already planned). */
+export interface KeywordRanking {
   /**
    * How a word's matches in several text fields combine (see docs/search-query.md): `bm25f` (the
    * default) saturates the fields' boosted, length-normalised frequencies once, with one idf;
@@ -31,108 +30,52 @@ export interface KeywordQuery {
    * as Lucene sums repeated clauses). Off only to measure it. @default true
    */
   queryTermFrequency?: boolean;
-  highlight?: boolean;
-  size: number;
-  from: number;
   sort?: Array<{ field: string; order: 'asc' | 'desc' }>;
   /** The search's time budget, checked at safe points. */
   deadline?: Deadline;
-  projection?: Record<string, 0 | 1>;
-  select?: string[];
   filter?: FilterNode;
 }
 
 export const fieldScorings = ['bm25f', 'sum', 'best'] as const;
 export type FieldScoring = (typeof fieldScorings)[number];
 
-export interface Hit {
-  id: string;
-  score: number;
-  source: Record<string, unknown>;
-  highlight: Record<string, string[]>;
-}
-
-export interface KeywordResult {
-  total: number;
-  hits: Hit[];
-}
-
-/** `title^2` -> { field: 'title', boost: 2 }; only indexed text fields can be searched. */
-export function resolveFields(index: SearchIndex, requested: readonly string[] | undefined): Array<{ field: string; boost: number }> {
-  const text = index.textFields();
-  if (!requested || requested.length === 0) return text.map((field) => ({ field, boost: 1 }));
-  return requested.map((spec, i) => {
-    const match = /^(.+?)(?:\^(\d+(?:\.\d+)?))?$/.exec(spec)!;
-    const field = match[1]!;
-    const boost = match[2] === undefined ? 1 : Number(match[2]);
-    if (!text.includes(field)) {
-      throw new InputError('validation_failed', `fields[${i}]: "${field}" is not an indexed text field of index "${index.name}".`, {
-        details: { issues: [{ path: `fields[${i}]`, message: `expected one of ${text.join(', ') || '(no text fields)'}` }] },
-      });
-    }
-    return { field, boost };
-  });
-}
-
 function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
 /**
- * BM25 keyword search over an index's segments. The kernel scores every positive leaf (each term
- * in each searched field, phrases as postings of their matches) and counts matches; JS computes
- * an exact match set only when the query needs one (must / mustNot / phrases / nesting), and the
- * filter and tombstones reach the kernel as one bitset per segment.
+ * The keyword ranking phase: BM25 over the index's segments, the best `want` documents (ids and
+ * scores), and how many match. The kernel scores every positive leaf (each term in each searched
+ * field, phrases as postings of their matches) and counts matches; JS computes an exact match set
+ * only when the query needs one (must / mustNot / phrases / nesting), and the filter and
+ * tombstones reach the kernel as one bitset per segment.
  */
-export async function searchKeyword(index: SearchIndex, runner: KernelRunner, query: KeywordQuery): Promise<KeywordResult> {
-  const fields = resolveFields(index, query.fields);
-  // Checked once, before any work, so a bad projection is a 400 even when nothing matches.
-  const projection = compileProjection(query.projection, query.select);
+export async function rankKeyword(
+  index: SearchIndex,
+  runner: KernelRunner,
+  text: TextQuery,
+  options: KeywordRanking,
+  want: number,
+): Promise<{ total: number; ranked: Ranked[] }> {
+  const { fields, ast, leaves, repeats } = text;
   const segments = index.segments;
-  const n = index.docCount;
-  // Parsed and checked before anything else, so a bad query is a 400 even on an empty index.
-  const ast = parseIndexQuery(index, query, fields);
   checkComplexity(ast);
-  if (n === 0 || segments.length === 0) return { total: 0, hits: [] };
+  if (index.docCount === 0 || segments.length === 0) return { total: 0, ranked: [] };
 
   const scope = { fields: fields.map((f) => f.field) };
-  const { leaves, repeats } = dedupeLeaves(positiveLeaves(ast));
-  const qtf = (t: number): number => (query.queryTermFrequency === false ? 1 : repeats[t]!);
-  const fieldScoring: FieldScoring = fields.length > 1 ? (query.fieldScoring ?? 'bm25f') : 'sum';
+  const qtf = (t: number): number => (options.queryTermFrequency === false ? 1 : repeats[t]!);
+  const fieldScoring: FieldScoring = fields.length > 1 ? (options.fieldScoring ?? 'bm25f') : 'sum';
   const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
     ast.type === 'term' ? { type: 'bool', must: [], should: [ast], mustNot: [], minimumShouldMatch: 1 } : isFlatDisjunction(ast) ? ast : undefined;
 
-  // Collection statistics across segments. Deleted and replaced versions count in N and in df until
-  // a merge drops them, as in Lucene (maxDoc and docFreq): counting them in one but not the other
-  // would let df exceed N and the idf go negative.
-  let docsTotal = 0;
-  const sumLength = new Map<string, number>();
-  for (const seg of segments) {
-    docsTotal += seg.data.docCount;
-    for (const { field } of fields) sumLength.set(field, (sumLength.get(field) ?? 0) + (seg.data.text[field]?.sumLength ?? 0));
-  }
-  const avgdl = (field: string): number => Math.max((sumLength.get(field) ?? 0) / docsTotal, 1e-6);
-  // Each (field, term) is looked up once per query, not once per segment.
-  const dfCache = new Map<string, number>();
-  const df = (field: string, term: string): number => {
-    const key = `${field}\u0000${term}`;
-    const cached = dfCache.get(key);
-    if (cached !== undefined) return cached;
-    let count = 0;
-    for (const seg of segments) {
-      const text = seg.data.text[field];
-      if (!text) continue;
-      const i = lookup(text.terms, term);
-      if (i !== -1) count += text.termStarts[i + 1]! - text.termStarts[i]!;
-    }
-    dfCache.set(key, count);
-    return count;
-  };
+  // Collection statistics of these segments, shared with the embedders (collection-statistics.ts).
+  const statistics = index.statistics();
+  const docsTotal = statistics.docCount;
+  const df = (field: string, term: string): number => statistics.docFreq(field, term);
   // BM25F's one idf per word over the combined field: its document frequency is the largest of
   // the searched fields' (Lucene's CombinedFieldQuery), which needs no union of postings.
   const combinedIdf = (leaf: TermQuery | PhraseQuery): number => {
-    const dfOf = (term: string): number =>
-      leaf.field !== undefined ? df(leaf.field, term) : fields.reduce((max, { field }) => Math.max(max, df(field, term)), 0);
+    const dfOf = (term: string): number => (leaf.field !== undefined ? df(leaf.field, term) : statistics.maxDocFreq(term, scope.fields));
     return leaf.type === 'term' ? idf(docsTotal, dfOf(leaf.term)) : leaf.terms.reduce((sum, term) => sum + idf(docsTotal, dfOf(term)), 0);
   };
   const combined = fieldScoring === 'bm25f' ? leaves.map((leaf, t) => combinedIdf(leaf) * qtf(t)) : [];
@@ -150,13 +93,13 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       // Documents allowed at all: not deleted, passing the filter, and (when needed) matching exactly.
       let allowed: Bitset | undefined;
       if (seg.deletedCount > 0) allowed = andNotInPlace(fullSet(count), seg.deleted);
-      if (query.filter) {
-        const passing = evaluateFilter(query.filter, segmentColumns(seg), count);
+      if (options.filter) {
+        const passing = evaluateFilter(options.filter, segmentColumns(seg), count);
         allowed = allowed ? andInPlace(allowed, passing) : passing;
       }
       let exact: Bitset | undefined;
       if (!flat) {
-        exact = matchSet(ast, seg.data, scope, new Map(), query.deadline);
+        exact = matchSet(ast, seg.data, scope, new Map(), options.deadline);
         if (allowed) andInPlace(exact, allowed);
         exactTotal += popcount(exact);
       }
@@ -176,7 +119,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
             terms.push({
               postings: runner.postingsView(loaded.postings, start, end - start),
               docLengths: loaded.lengths,
-              avgdl: avgdl(field),
+              avgdl: statistics.avgFieldLength(field),
               idf: fieldScoring === 'bm25f' ? combined[t]! : idf(docsTotal, df(field, leaf.term)) * qtf(t),
               boost,
               term: t,
@@ -190,7 +133,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
             const postings = runner.loadPostings(docs, tfs);
             temporary.push(postings);
             const phraseIdf = fieldScoring === 'bm25f' ? combined[t]! : leaf.terms.reduce((sum, term) => sum + idf(docsTotal, df(field, term)), 0) * qtf(t);
-            terms.push({ postings, docLengths: loaded.lengths, avgdl: avgdl(field), idf: phraseIdf, boost, term: t, field: f });
+            terms.push({ postings, docLengths: loaded.lengths, avgdl: statistics.avgFieldLength(field), idf: phraseIdf, boost, term: t, field: f });
           }
         }
       });
@@ -204,8 +147,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       docBase += count;
     }
 
-    const want = query.from + query.size;
-    const sorting = query.sort !== undefined && query.sort.length > 0;
+    const sorting = options.sort !== undefined && options.sort.length > 0;
     const scoring = leaves.length > 0 && ast.type !== 'all';
     let ranked: Array<{ global: number; score: number }>;
     let total: number;
@@ -217,7 +159,7 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
         b: index.record.settings.b,
         minimumShouldMatch: flat ? Math.max(1, flat.minimumShouldMatch) : 1,
         fieldScoring,
-        tieBreaker: query.tieBreaker ?? 0,
+        tieBreaker: options.tieBreaker ?? 0,
       });
       ranked = Array.from(result.ids, (global, i) => ({ global, score: result.scores[i]! }));
       total = flat ? result.total : exactTotal;
@@ -231,54 +173,18 @@ export async function searchKeyword(index: SearchIndex, runner: KernelRunner, qu
       total = ranked.length;
     }
 
-    const locate = (global: number): { seg: LoadedSegment; ord: number } => {
+    const idOf = (global: number): string => {
       let s = segments.length - 1;
       while (bases[s]! > global) s--;
-      return { seg: segments[s]!, ord: global - bases[s]! };
+      return segments[s]!.data.ids[global - bases[s]!]!;
     };
-    query.deadline?.check();
-    if (sorting) ranked = sortBy(index, ranked, segments, bases, query.sort!, query.deadline);
-    query.deadline?.check();
-    const page = ranked.slice(query.from, want);
-
-    const highlight = query.highlight === false ? undefined : highlighterFor(index, fields, leaves);
-    const hits: Hit[] = [];
-    for (const { global, score } of page) {
-      query.deadline?.check();
-      const { seg, ord } = locate(global);
-      const id = seg.data.ids[ord]!;
-      const source = index.getDocument(id);
-      if (!source) continue;
-      hits.push({
-        id,
-        score,
-        source: projectSource(source, projection),
-        highlight: highlight ? highlight(source) : {},
-      });
-    }
-    return { total, hits };
+    options.deadline?.check();
+    if (sorting) ranked = sortBy(index, ranked, segments, bases, options.sort!, options.deadline);
+    options.deadline?.check();
+    return { total, ranked: ranked.slice(0, want).map(({ global, score }) => ({ id: idOf(global), score })) };
   } finally {
     for (const block of temporary) runner.release(block);
   }
-}
-
-/** The distinct leaves, and how many times each was written in the query. */
-function dedupeLeaves<T extends { type: string }>(all: T[]): { leaves: T[]; repeats: number[] } {
-  const seen = new Map<string, number>();
-  const leaves: T[] = [];
-  const repeats: number[] = [];
-  for (const leaf of all) {
-    const key = JSON.stringify(leaf);
-    const at = seen.get(key);
-    if (at !== undefined) {
-      repeats[at]!++;
-      continue;
-    }
-    seen.set(key, leaves.length);
-    leaves.push(leaf);
-    repeats.push(1);
-  }
-  return { leaves, repeats };
 }
 
 function sortBy(
@@ -286,7 +192,7 @@ function sortBy(
   ranked: Array<{ global: number; score: number }>,
   segments: readonly LoadedSegment[],
   bases: readonly number[],
-  sort: NonNullable<KeywordQuery['sort']>,
+  sort: NonNullable<KeywordRanking['sort']>,
   deadline?: Deadline,
 ): Array<{ global: number; score: number }> {
   // Flat arrays, not an object per hit: a sort of every document of a large index allocated
@@ -325,7 +231,7 @@ function sortBy(
       if (index.record.mappings[field]?.type === 'keyword') return () => undefined; // mapped, no value in this segment
       const fromSource = (ord: number): SortKey => {
         const source = index.sourceAt(seg, ord);
-        return source === undefined ? undefined : sortKeyOf(valueAt(source, field));
+        return source === undefined ? undefined : sortKeyOf(fieldValues(source, field));
       };
       // Text fields: a column read from the sources when this sort ranks enough of the segment.
       const column =
@@ -338,7 +244,7 @@ function sortBy(
               perSegment[s]!,
               (ord) => {
                 const source = index.sourceAt(seg, ord);
-                return source === undefined ? undefined : valueAt(source, field);
+                return source === undefined ? undefined : fieldValues(source, field);
               },
               deadline,
             );
@@ -374,83 +280,4 @@ function sortBy(
     return x < y ? -1 : x > y ? 1 : 0;
   });
   return positions.map((i) => ranked[i]!);
-}
-
-export function valueAt(source: Record<string, unknown>, path: string): unknown {
-  // Own properties only: a path named "constructor" must not find Object.prototype's.
-  if (Object.hasOwn(source, path)) return source[path];
-  let value: unknown = source;
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
-}
-
-/**
- * `q` parsed for an index: unqualified words analysed with the first searched field's analyzer,
- * `field:` qualifiers with their own, the index's operator and minimumShouldMatch as defaults.
- */
-export function parseIndexQuery(
-  index: SearchIndex,
-  query: Pick<KeywordQuery, 'q' | 'operator' | 'minimumShouldMatch'>,
-  fields: ReadonlyArray<{ field: string }>,
-): QueryNode {
-  return parseQuery(query.q ?? '', {
-    analyzer: index.analyzerFor(fields[0]?.field ?? ''),
-    fields: Object.fromEntries(index.textFields().map((f) => [f, index.analyzerFor(f)])),
-    defaultOperator: query.operator ?? index.record.settings.defaultOperator,
-    minimumShouldMatch: query.minimumShouldMatch ?? index.record.settings.minimumShouldMatch,
-  });
-}
-
-/** Highlights of `fields` for the terms of a query's positive leaves. */
-function highlighterFor(
-  index: SearchIndex,
-  fields: ReadonlyArray<{ field: string }>,
-  leaves: ReadonlyArray<TermQuery | PhraseQuery>,
-): (source: Record<string, unknown>) => Record<string, string[]> {
-  const terms = new Set(leaves.flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
-  const targets = fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
-  return (source) => (terms.size === 0 ? {} : highlightDocument(source, targets, terms));
-}
-
-/** Highlights for documents found by other means (hybrid and geo search), from the query's keyword terms. */
-export function keywordHighlighter(
-  index: SearchIndex,
-  query: Pick<KeywordQuery, 'q' | 'fields' | 'operator' | 'minimumShouldMatch'>,
-): (source: Record<string, unknown>) => Record<string, string[]> {
-  const fields = resolveFields(index, query.fields);
-  if (fields.length === 0 || !query.q) return () => ({});
-  return highlighterFor(index, fields, positiveLeaves(parseIndexQuery(index, query, fields)));
-}
-
-/** Clauses (terms and phrases) one query may hold, and phrases among them (each is verified by positions). */
-export const maxQueryClauses = 1024;
-export const maxQueryPhrases = 64;
-
-/**
- * 400 `query_too_complex` past the caps, as Lucene's `maxClauseCount` (1024) refuses an oversized
- * BooleanQuery: a `q` inside the 10,000-character limit can otherwise hold hundreds of phrases, each
- * verified against positions on the main thread.
- */
-function checkComplexity(ast: QueryNode): void {
-  let clauses = 0;
-  let phrases = 0;
-  const stack: QueryNode[] = [ast];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.type === 'term') clauses++;
-    else if (node.type === 'phrase') {
-      clauses++;
-      phrases++;
-    } else if (node.type === 'bool') stack.push(...node.must, ...node.should, ...node.mustNot);
-  }
-  if (clauses > maxQueryClauses || phrases > maxQueryPhrases) {
-    throw new InputError(
-      'query_too_complex',
-      `The query has ${clauses} clauses and ${phrases} phrases; at most ${maxQueryClauses} clauses and ${maxQueryPhrases} phrases are allowed. Remove repeated words or phrases, or split the search.`,
-      { details: { clauses, phrases, maxClauses: maxQueryClauses, maxPhrases: maxQueryPhrases } },
-    );
-  }
 }

@@ -3,8 +3,8 @@ import type { BitsetBlock, KernelRunner, Metric } from 'tessera-runtime/kernels'
 import { InputError } from 'tessera-runtime/plugin';
 import { andInPlace, andNotInPlace, popcount } from '../index/bitset.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
-import { compileProjection, projectSource } from './projection.js';
-import { keywordHighlighter, searchKeyword, type Hit, type KeywordQuery } from './search-keyword.js';
+import { fetchHits, type Hit, type Ranked } from './fetch.js';
+import { compileProjection } from './projection.js';
 import { hnswSettings, KERNEL_METRICS, type LoadedSegment, type SearchIndex } from '../index/search-index.js';
 import { segmentColumns } from '../index/segment-columns.js';
 
@@ -14,37 +14,6 @@ export interface VectorSearchOptions {
   efSearch?: number;
   /** Scan every vector even when the index has graphs. */
   exact?: boolean;
-}
-
-export interface VectorQuery extends VectorSearchOptions {
-  vector: readonly number[];
-  size: number;
-  from: number;
-  filter?: FilterNode;
-  projection?: Record<string, 0 | 1>;
-  select?: string[];
-}
-
-export const fusions = ['rrf', 'convex'] as const;
-export type Fusion = (typeof fusions)[number];
-
-export interface HybridQuery extends KeywordQuery, VectorSearchOptions {
-  vector: readonly number[];
-  /**
-   * `rrf`: reciprocal rank fusion of the two windows. `convex`: each window's scores min-max
-   * normalised to 0..1 (a document missing from one window gets 0 there), then
-   * `(1 - semanticRatio) * keyword + semanticRatio * semantic`. @default 'rrf'
-   */
-  fusion?: Fusion;
-  rrfK: number;
-  windowSize: number;
-  semanticRatio: number;
-  explain: boolean;
-}
-
-interface Ranked {
-  id: string;
-  score: number;
 }
 
 function checkVector(index: SearchIndex, vector: readonly number[]): Metric {
@@ -124,128 +93,4 @@ export async function rankByVector(
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     .slice(0, k);
   return { ranked, total };
-}
-
-export async function searchSemantic(index: SearchIndex, runner: KernelRunner, query: VectorQuery): Promise<{ total: number; hits: Hit[] }> {
-  const projection = compileProjection(query.projection, query.select);
-  const { ranked, total } = await rankByVector(index, runner, query.vector, Math.max(1, query.from + query.size), query.filter, query);
-  const hits: Hit[] = [];
-  for (const r of ranked.slice(query.from, query.from + query.size)) {
-    const source = index.getDocument(r.id);
-    if (source) hits.push({ id: r.id, score: r.score, source: projectSource(source, projection), highlight: {} });
-  }
-  return { total, hits };
-}
-
-/**
- * Keyword and vector retrieval fused by reciprocal rank fusion on the RRF kernel: each side's top
- * `windowSize`, weighted `1 - semanticRatio` and `semanticRatio`. When one side finds nothing, the
- * other side's order is returned as it is.
- */
-export async function searchHybrid(
-  index: SearchIndex,
-  runner: KernelRunner,
-  query: HybridQuery,
-): Promise<{ total: number; hits: Array<Hit & { explain?: unknown }> }> {
-  const projection = compileProjection(query.projection, query.select);
-  const keyword = await searchKeyword(index, runner, { ...query, size: query.windowSize, from: 0, highlight: false, select: ['id'], projection: undefined });
-  const keywordRanked: Ranked[] = keyword.hits.map((h) => ({ id: h.id, score: h.score }));
-  const semantic = await rankByVector(index, runner, query.vector, query.windowSize, query.filter, query);
-  const ids: string[] = [];
-  const slot = new Map<string, number>();
-  const idOf = (id: string): number => {
-    let s = slot.get(id);
-    if (s === undefined) {
-      s = ids.length;
-      ids.push(id);
-      slot.set(id, s);
-    }
-    return s;
-  };
-  const lists = [keywordRanked.map((r) => idOf(r.id)), semantic.ranked.map((r) => idOf(r.id))];
-  const want = query.from + query.size;
-  const fusion = query.fusion ?? 'rrf';
-  const weights = { keyword: 1 - query.semanticRatio, semantic: query.semanticRatio };
-  let order: Array<{ slot: number; score: number }>;
-  if (ids.length === 0 || want === 0) order = [];
-  else if (fusion === 'convex') order = convexFusion(ids, [keywordRanked, semantic.ranked], [weights.keyword, weights.semantic], idOf).slice(0, want);
-  else if (lists[0]!.length === 0 || lists[1]!.length === 0) {
-    const only = lists[0]!.length === 0 ? 1 : 0;
-    order = lists[only]!.map((s, rank) => ({ slot: s, score: 1 / (query.rrfK + rank + 1) }));
-  } else {
-    const fused = await runner.rrf({
-      lists,
-      k: Math.min(want, ids.length),
-      weights: [weights.keyword, weights.semantic],
-      rankConstant: query.rrfK,
-      idSpace: ids.length,
-    });
-    order = Array.from(fused.ids, (s, i) => ({ slot: s, score: fused.scores[i]! }));
-  }
-  const keywordRanks = explainSide(keywordRanked, weights.keyword, fusion, query.rrfK);
-  const semanticRanks = explainSide(semantic.ranked, weights.semantic, fusion, query.rrfK);
-  const highlight = query.highlight === false ? undefined : keywordHighlighter(index, query);
-  const hits: Array<Hit & { explain?: unknown }> = [];
-  for (const { slot: s, score } of order.slice(query.from, want)) {
-    const id = ids[s]!;
-    const source = index.getDocument(id);
-    if (!source) continue;
-    hits.push({
-      id,
-      score,
-      source: projectSource(source, projection),
-      highlight: highlight ? highlight(source) : {},
-      ...(query.explain
-        ? {
-            explain: {
-              fusion,
-              ...(fusion === 'rrf' ? { rrfScore: score } : { convexScore: score }),
-              keyword: keywordRanks.get(id) ?? null,
-              semantic: semanticRanks.get(id) ?? null,
-            },
-          }
-        : {}),
-    });
-  }
-  return { total: ids.length, hits };
-}
-
-/** Each window's scores min-max normalised to 0..1: the best 1, the last 0 (all 1 when they tie). */
-function normalise(list: readonly Ranked[]): number[] {
-  if (list.length === 0) return [];
-  const max = list[0]!.score;
-  const min = list[list.length - 1]!.score;
-  return list.map((r) => (max > min ? (r.score - min) / (max - min) : 1));
-}
-
-/** `convex` fusion: weighted sum of the normalised scores, best first, ties by id. */
-function convexFusion(
-  ids: readonly string[],
-  sides: readonly [readonly Ranked[], readonly Ranked[]],
-  weights: readonly [number, number],
-  idOf: (id: string) => number,
-): Array<{ slot: number; score: number }> {
-  const scores = new Float64Array(ids.length);
-  sides.forEach((list, side) => {
-    const normal = normalise(list);
-    list.forEach((r, i) => (scores[idOf(r.id)]! += weights[side]! * normal[i]!));
-  });
-  return Array.from(scores, (score, slot) => ({ slot, score })).sort((a, b) => b.score - a.score || (ids[a.slot]! < ids[b.slot]! ? -1 : 1));
-}
-
-/**
- * Per document of one side's window, what `explain` shows: its rank and raw score there, the
- * side's weight, and what the side added to the fused score (`weight / (rrfK + rank)` for RRF,
- * `weight * normalised` for convex, with the normalised score).
- */
-function explainSide(list: readonly Ranked[], weight: number, fusion: Fusion, rrfK: number): Map<string, Record<string, number>> {
-  const normal = fusion === 'convex' ? normalise(list) : [];
-  return new Map(
-    list.map((r, i): [string, Record<string, number>] => [
-      r.id,
-      fusion === 'convex'
-        ? { rank: i + 1, score: r.score, weight, normalized: normal[i]!, contribution: weight * normal[i]! }
-        : { rank: i + 1, score: r.score, weight, contribution: weight / (rrfK + i + 1) },
-    ]),
-  );
 }

@@ -3,11 +3,15 @@ import { z } from 'zod';
 import type { KernelRunner } from 'tessera-runtime/kernels';
 import { InputError } from 'tessera-runtime/plugin';
 import { embedderFor, embedQueryText } from '../embedders/embedder.js';
-import { parseFilter } from '../query/filter.js';
+import { parseFilter, type FilterNode } from '../query/filter.js';
 import type { SearchIndex } from '../index/search-index.js';
-import { searchGeo } from './search-geo.js';
-import { fieldScorings, searchKeyword } from './search-keyword.js';
-import { fusions, searchHybrid, searchSemantic } from './search-vector.js';
+import { fetchHits, type Hit, type Ranked } from './fetch.js';
+import { compileProjection } from './projection.js';
+import { geoExtra, rankGeo, type GeoRanked, type GeoSpec } from './search-geo.js';
+import { fusions, fuse, type Fused, type FusionOptions } from './search-hybrid.js';
+import { fieldScorings, rankKeyword, type KeywordRanking } from './search-keyword.js';
+import { rankByVector, type VectorSearchOptions } from './search-vector.js';
+import { highlighterFor, planTextQuery, type TextQuery, type TextQueryInput } from './text-query.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -69,9 +73,9 @@ export const searchQuerySchema = z.strictObject({
 export type SearchBody = z.output<typeof searchQuerySchema>;
 
 /**
- * One search, as `POST /v1/indexes/{name}/search` and the search service run it: checks that need
- * the index, the query vector (given, or embedded from `q` by the index's embedder), the filter,
- * then the verb of the mode. Answers seed 000's SearchResult.
+ * One search, as `POST /v1/indexes/{name}/search` and the search service run it: the checks that
+ * need the index, the query vector (given, or embedded from `q` by the index's embedder), the
+ * filter; then the phases (search()). Answers seed 000's SearchResult.
  */
 export async function runSearch(
   index: SearchIndex,
@@ -100,24 +104,79 @@ export async function runSearch(
   }
   if (body.sort) checkSort(body.sort, index.record.mappings);
   const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
-  const result =
-    body.mode === 'geo'
-      ? await searchGeo(index, kernels, { ...body, geo: body.geo!, filter })
-      : body.mode === 'semantic'
-        ? await searchSemantic(index, kernels, {
-            vector: vector!,
-            size: body.size,
-            from: body.from,
-            filter,
-            projection: body.projection,
-            select: body.select,
-            efSearch: body.efSearch,
-            exact: body.exact,
-          })
-        : body.mode === 'hybrid'
-          ? await searchHybrid(index, kernels, { ...body, vector: vector!, filter, deadline })
-          : await searchKeyword(index, kernels, { ...body, filter, deadline });
+  const result = await search(index, kernels, { ...body, vector, filter, deadline });
   return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
+}
+
+/** A search with its inputs checked: what the phases read. */
+export interface PhasedSearch extends TextQueryInput, KeywordRanking, VectorSearchOptions, Partial<FusionOptions> {
+  mode: 'keyword' | 'semantic' | 'hybrid' | 'geo';
+  size: number;
+  from: number;
+  highlight?: boolean;
+  projection?: Record<string, 0 | 1>;
+  select?: string[];
+  filter?: FilterNode;
+  /** `semantic` and `hybrid`: the query vector (vectorDimensions finite numbers). */
+  vector?: readonly number[];
+  /** `hybrid`: how many documents each side ranks before fusion. @default 100 */
+  windowSize?: number;
+  explain?: boolean;
+  geo?: GeoSpec;
+}
+
+/**
+ * The phases of a search, as Lucene and Orama run them: the query phase parses `q` once (not for
+ * `semantic`, nor for `geo` without `q`); a ranking phase per mode answers ids and scores
+ * (`hybrid` fuses the keyword and the vector phases' windows); one fetch phase reads, projects and
+ * highlights the page.
+ */
+export async function search(
+  index: SearchIndex,
+  runner: KernelRunner,
+  request: PhasedSearch,
+): Promise<{ total: number; hits: Array<Hit & Record<string, unknown>> }> {
+  const { mode, from, size, filter, deadline } = request;
+  const want = from + size;
+  // Query phase.
+  const text: TextQuery | undefined = mode === 'semantic' || (mode === 'geo' && !request.q) ? undefined : planTextQuery(index, request);
+  const projection = compileProjection(request.projection, request.select);
+  // Ranking phase.
+  let total: number;
+  let page: Ranked[];
+  let extra: ((r: Ranked) => Record<string, unknown>) | undefined;
+  if (mode === 'keyword') {
+    const keyword = await rankKeyword(index, runner, text!, request, want);
+    ({ total } = keyword);
+    page = keyword.ranked.slice(from);
+  } else if (mode === 'semantic') {
+    const semantic = await rankByVector(index, runner, vectorOf(request), Math.max(1, want), filter, request);
+    ({ total } = semantic);
+    page = semantic.ranked.slice(from, want);
+  } else if (mode === 'hybrid') {
+    const windowSize = request.windowSize ?? 100;
+    const keyword = await rankKeyword(index, runner, text!, request, windowSize);
+    const semantic = await rankByVector(index, runner, vectorOf(request), windowSize, filter, request);
+    const fusion = { fusion: request.fusion, rrfK: request.rrfK ?? 60, semanticRatio: request.semanticRatio ?? 0.5 };
+    const fused = await fuse(runner, keyword.ranked, semantic.ranked, fusion, want);
+    ({ total } = fused);
+    page = fused.ranked.slice(from);
+    if (request.explain) extra = (r) => ({ explain: (r as Fused).explain });
+  } else {
+    const geo = await rankGeo(index, runner, request.geo!, { text, filter });
+    ({ total } = geo);
+    page = geo.ranked.slice(from, want);
+    extra = (r) => geoExtra(r as GeoRanked);
+  }
+  // Fetch phase.
+  const highlight = mode !== 'semantic' && request.highlight !== false ? highlighterFor(index, text) : undefined;
+  return { total, hits: fetchHits(index, page, { projection, highlight, extra, deadline }) };
+}
+
+function vectorOf(request: PhasedSearch): readonly number[] {
+  if (request.vector === undefined)
+    throw new InputError('vector_required', `Search mode "${request.mode}" needs a query "vector".`, { details: { mode: request.mode } });
+  return request.vector;
 }
 
 /** Every sort names a mapped field (or `id`, `_score`) and a direction of asc or desc: 400 `invalid_sort` otherwise. */

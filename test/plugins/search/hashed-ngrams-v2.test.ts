@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../../runtime/store.js';
 import { englishAnalyzer, standardAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
 import { embedText } from '../../../plugins/search/embedders/hashed-embedder.js';
-import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../../plugins/search/embedders/hashed-ngrams-v2.js';
+import { embedDocument, embedQuery, type QueryStatistics as EmbeddingCorpus } from '../../../plugins/search/embedders/hashed-ngrams-v2.js';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 
 const DIMS = 256;
