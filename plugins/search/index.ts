@@ -138,4 +138,5 @@ export { SuggestionDictionary, type SuggestionEntry, type DictionaryMatch } from
 export { normaliseSuggestion, parsePrefixQuery, suggestionWords, type PrefixQuery } from './autocomplete/normalize.js';
 export type { SuggestionSource, SuggestionType, IncludeFlag, IndexScope } from './autocomplete/suggestion-source.js';
 export type { AutocompleteService, AutocompleteRequest, AutocompleteSuggestion } from './autocomplete/autocomplete-service.js';
-export type { SearchIndex, UpsertResult } from './index/search-index.js';
+export type { SearchIndex } from './index/search-index.js';
+export type { UpsertResult } from './index/index-record.js';

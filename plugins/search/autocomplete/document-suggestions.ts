@@ -9,7 +9,7 @@
  */
 import { englishStopWords } from '../analysis/stop-words.js';
 import { valuesAtPath } from '../index/document-validation.js';
-import type { IndexRecord } from '../index/search-index.js';
+import type { IndexRecord } from '../index/index-record.js';
 import { normaliseSuggestion, suggestionWords } from './normalize.js';
 import { SuggestionDictionary } from './suggestion-dictionary.js';
 

@@ -6,41 +6,8 @@
  */
 import type { JobsService, Logger } from 'tessera-runtime/plugin';
 import type { SearchEngine } from './search-engine.js';
-import type { ReindexProgress, SearchIndex } from './search-index.js';
-
-export interface GraphBuildLabel {
-  tenant: string;
-  index: string;
-  segment: number;
-  nodes: number;
-}
-
-/** A build of one segment's graph; `inserted` reports how many nodes are in so far. */
-export type GraphBuildWork = (signal: AbortSignal, inserted: (n: number) => void) => Promise<void>;
-
-/**
- * Runs `work` exactly once, when a slot is free, and resolves after it. When the work cannot be
- * run (shutting down), it still runs, with an aborted signal, so it can release what it holds.
- */
-export type GraphBuildRunner = (label: GraphBuildLabel, work: GraphBuildWork) => Promise<void>;
-
-/** One build at a time, in the order queued. */
-export function serialGraphBuilds(): GraphBuildRunner {
-  let tail: Promise<void> = Promise.resolve();
-  return (_label, work) => {
-    const run = tail.then(() => work(new AbortController().signal, () => undefined));
-    tail = run.catch(() => undefined);
-    return run;
-  };
-}
-
-/**
- * Runs a re-index (a PATCH that changes analysis) and resolves or rejects as it does: the caller
- * gets the re-index's own error (422 reindex_failed, 502 embedding_failed).
- */
-export type ReindexRunner = (label: { tenant: string; index: string; docs: number }, work: (progress: ReindexProgress) => Promise<void>) => Promise<void>;
-
-export const directReindex: ReindexRunner = (_label, work) => work(() => undefined);
+import type { SearchIndex } from './search-index.js';
+import type { GraphBuildLabel, GraphBuildRunner, GraphBuildWork, ReindexProgress, ReindexRunner } from './runners.js';
 
 export const GRAPH_BUILD_JOB = 'graph-build';
 export const REINDEX_JOB = 'reindex';

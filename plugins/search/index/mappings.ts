@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldTypes, type FieldMapping, type FieldMappingInput, type FieldType, type Mappings } from './field-mapping.js';
 import { ValidationError, type FieldIssue } from 'tessera-runtime/plugin';
 import { analyzerNames, isAnalyzerName } from '../analysis/analyzer.js';
 import { builtinModels, LATEST_BUILTIN_MODEL } from '../embedders/embedder.js';
@@ -27,28 +28,7 @@ import { isVisualPath, visualMappings, withVisualMappings } from '../image/visua
  * A later value of another type is then a per-document `validation_failed`, as in Elasticsearch.
  */
 
-export const fieldTypes = ['text', 'keyword', 'number', 'boolean', 'date', 'geo_point'] as const;
-export type FieldType = (typeof fieldTypes)[number];
-
-/** A mapping as stored: `index` is explicit, and a text field always names its analyzer. */
-export interface FieldMapping {
-  type: FieldType;
-  /** Text fields only. */
-  analyzer?: string;
-  index: boolean;
-  /** Keyword fields only: the value references an image, enriched at ingest (image/visual-extraction.ts). */
-  image?: true;
-}
-
-/** A mapping as written by a client: `analyzer` and `index` may be left out. */
-export interface FieldMappingInput {
-  type: FieldType;
-  analyzer?: string;
-  index?: boolean;
-  image?: boolean;
-}
-
-export type Mappings = Record<string, FieldMapping>;
+export { fieldTypes, type FieldMapping, type FieldMappingInput, type FieldType, type Mappings } from './field-mapping.js';
 
 /** At most this many mapped fields per index (Elasticsearch's default total-fields limit). */
 export const maxMappedFields = 1000;

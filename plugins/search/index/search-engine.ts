@@ -3,10 +3,12 @@ import type { Logger } from 'pino';
 import type { KernelRunner } from 'tessera-runtime/kernels';
 import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera-runtime/plugin';
 import { CORPUS_LSA_V1 } from '../embedders/corpus-lsa.js';
-import { directReindex, serialGraphBuilds, type GraphBuildRunner, type ReindexRunner } from './background.js';
+import { directReindex, serialGraphBuilds, type GraphBuildRunner, type ReindexRunner } from './runners.js';
 import { EmbedderCatalog } from '../embedders/embedder.js';
 import { mergeMappings, mergeSettings, validateIndexName, type CreateIndexInput, type PatchIndexInput } from './mappings.js';
-import { hnswSettings, openDatabases, SearchIndex, type IndexDatabases, type IndexRecord, type WriteChange } from './search-index.js';
+import { checkRecordFormat, INDEX_RECORD_FORMAT, openDatabases, type IndexDatabases, type IndexRecord, type WriteChange } from './index-record.js';
+import { hnswSettings } from './loaded-segment.js';
+import { SearchIndex } from './search-index.js';
 import type { SearchEvents } from '../service.js';
 
 /**
@@ -130,7 +132,9 @@ export class SearchEngine {
   async load(): Promise<void> {
     await this.migrate();
     for (const { value } of this.dbs.indexes.getRange()) {
-      const index = this.open(value);
+      // A record of a newer build is refused here, before any of its segments is read.
+      checkRecordFormat(value);
+      const index = this.open({ ...value, format: INDEX_RECORD_FORMAT });
       index.load();
       this.indexes.set(keyOf(value.tenant, value.name), index);
     }
@@ -208,6 +212,7 @@ export class SearchEngine {
       createdAt: now,
       updatedAt: now,
       nextSegment: 1,
+      format: INDEX_RECORD_FORMAT,
     };
     // Claim the name before the write so two concurrent creates cannot both succeed.
     const index = this.open(record);

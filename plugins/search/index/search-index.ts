@@ -1,114 +1,29 @@
-import { prepareRows } from './vector-range.js';
 import { randomBytes } from 'node:crypto';
-import type { Database } from 'lmdb' with { 'resolution-mode': 'require' };
 import type { Logger } from 'pino';
-import type { KernelRunner, DocLengthsBlock, GeoBlock, HnswGraphBlock, Metric, PostingsBlock, VectorBlock } from 'tessera-runtime/kernels';
-import { GeoGrid } from './geo-grid.js';
+import type { HnswGraphBlock, KernelRunner } from 'tessera-runtime/kernels';
 import { InputError, TesseraError, type StoreNamespace } from 'tessera-runtime/plugin';
 import { getAnalyzer, type Analyzer } from '../analysis/analyzer.js';
 import { add, andNotInPlace, emptySet, has, members, popcount, type Bitset } from './bitset.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
 import { segmentColumns } from './segment-columns.js';
 import { prepareDocument } from './document-validation.js';
-import type { FieldMapping, IndexSettings } from './mappings.js';
-import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../embedders/corpus-lsa.js';
+import type { FieldMapping } from './mappings.js';
+import { CORPUS_LSA_V1, decodeCorpusLsa, encodeCorpusLsa, type CorpusLsaModel } from '../embedders/corpus-lsa.js';
 import { EmbedderCatalog, EmbedderError, embedderFor } from '../embedders/embedder.js';
 import { embeddingCorpus, type EmbeddingCorpus } from '../embedders/embedding-corpus.js';
 import { collectionStatistics, type CollectionStatistics } from './collection-statistics.js';
+import { embedMissing, trainsEmbedder, trainTermModel } from './embedder-training.js';
+import type { IndexDatabases, IndexRecord, UpsertResult, WriteChange } from './index-record.js';
+import { loadSegment, releaseSegment, type LoadedSegment } from './loaded-segment.js';
+import { SegmentGraphs } from './segment-graphs.js';
 import { buildSegment, decodeSegment, encodeSegment, type IndexableDocument, type SegmentData } from './segment.js';
-import { mergeSegmentData } from './segment-merge.js';
-import { serialGraphBuilds, type GraphBuildRunner } from './background.js';
-
-/** What is stored per index. `uuid` keys its data, so a deleted and re-created name never sees old data. */
-export interface IndexRecord {
-  /** The tenant that owns the index; its name is unique within the tenant. */
-  tenant: string;
-  name: string;
-  uuid: string;
-  mappings: Record<string, FieldMapping>;
-  settings: IndexSettings;
-  createdAt: string;
-  updatedAt: string;
-  nextSegment: number;
-}
+import { mergeOrder, mergeSelection, mergeSegmentData } from './segment-merge.js';
+import { serialGraphBuilds, type GraphBuildRunner, type ReindexProgress } from './runners.js';
 
 /** Where a document's live version sits. */
 interface Location {
   seg: number;
   ord: number;
-}
-
-/**
- * A segment's HNSW graph. One object per segment, shared by the copies a tombstone update makes,
- * so a build finishing later is seen by whichever copy a search holds.
- */
-export interface SegmentGraph {
-  status: 'building' | 'ready' | 'failed' | 'released';
-  block?: HnswGraphBlock;
-  /** Nodes linked so far, of `total`. */
-  inserted: number;
-  total: number;
-  readonly abort: AbortController;
-  error?: string;
-}
-
-export type HnswSettings = Extract<IndexSettings['vectorIndex'], { type: 'hnsw' }>;
-
-/** The index's HNSW settings, or undefined when it scans (records stored before the setting mean flat). */
-export function hnswSettings(settings: IndexSettings): HnswSettings | undefined {
-  const v = settings.vectorIndex as IndexSettings['vectorIndex'] | undefined;
-  return v?.type === 'hnsw' ? v : undefined;
-}
-
-export const KERNEL_METRICS: Record<string, Metric> = { cosine: 'cosine', dot_product: 'dot', euclidean: 'euclidean' };
-
-/** A segment as searched: its data, its tombstones, and its text fields in kernel memory. */
-export interface LoadedSegment {
-  id: number;
-  data: SegmentData;
-  deleted: Bitset;
-  deletedCount: number;
-  fields: Record<string, { postings: PostingsBlock; lengths: DocLengthsBlock }>;
-  vectors?: VectorBlock;
-  /** Present when the index uses `vectorIndex: hnsw` and the segment has vectors. */
-  graph?: SegmentGraph;
-  geo: Record<string, { block: GeoBlock; grid: GeoGrid }>;
-}
-
-export interface IndexDatabases {
-  /** The catalogue, keyed by [tenant, name]. */
-  indexes: Database<IndexRecord, [string, string]>;
-  /** Sources as JSON bytes: JSON.stringify is native, and most readers want JSON anyway. */
-  docs: Database<Buffer, [string, string]>;
-  segments: Database<Record<string, unknown>, [string, number]>;
-  tombstones: Database<Buffer, [string, number]>;
-  /** HNSW graph bytes per segment, written when a build finishes (a missing one is rebuilt). */
-  graphs: Database<Buffer, [string, number]>;
-  /** The built-in embedder's trained term model per index uuid (corpus-lsa.ts), written with the vectors it made. */
-  embedderModels: Database<Buffer, string>;
-}
-
-/** What a committed write changed, for the engine's `documents.written` event. */
-export interface WriteChange {
-  upserted: string[];
-  deleted: string[];
-}
-
-export interface UpsertResult {
-  indexed: number;
-  ids: string[];
-  errors: Array<{ position: number; id?: string; code: string; message: string }>;
-}
-
-export function openDatabases(store: StoreNamespace): IndexDatabases {
-  return {
-    indexes: store.db<IndexRecord, [string, string]>('indexes'),
-    docs: store.db<Buffer, [string, string]>('docs', { encoding: 'binary' }),
-    segments: store.db<Record<string, unknown>, [string, number]>('segments'),
-    tombstones: store.db<Buffer, [string, number]>('tombstones'),
-    graphs: store.db<Buffer, [string, number]>('graphs', { encoding: 'binary' }),
-    embedderModels: store.db<Buffer, string>('embedderModels', { encoding: 'binary' }),
-  };
 }
 
 /**
@@ -118,8 +33,6 @@ export function openDatabases(store: StoreNamespace): IndexDatabases {
  * Searches read an immutable array of segments that a write replaces when it has committed, so
  * reads are never blocked by ingestion.
  */
-/** Where a re-index is: reading sources, training the embedder, embedding, building the segment. */
-export type ReindexProgress = (phase: 'read' | 'train' | 'embed' | 'build', done: number, total: number) => void;
 
 /** Ids listed in the details of a refused re-index. */
 const MAX_LISTED_IDS = 100;
@@ -157,12 +70,10 @@ export class SearchIndex {
   /** The corpus-lsa-v1 term model that made the stored vectors, if the index has been trained. */
   termModel?: CorpusLsaModel;
   private readonly onWrite: (index: SearchIndex, change: WriteChange) => void;
-  /** Where graph builds run: the plugin's jobs (one per kernel pool thread), in the order queued. */
-  private readonly graphBuilds: GraphBuildRunner;
+  /** The segments' HNSW graphs and their builds (the plugin's jobs, one per kernel pool thread). */
+  private readonly graphs: SegmentGraphs;
   /** The deployment's remote embedders, which `settings.embedder` names. */
   readonly embedders: EmbedderCatalog;
-  /** This index's builds not yet finished. */
-  private readonly pendingBuilds = new Set<Promise<void>>();
   private statisticsOf?: readonly LoadedSegment[];
   private collection?: CollectionStatistics;
 
@@ -179,13 +90,19 @@ export class SearchIndex {
     },
   ) {
     this.record = record;
-    this.graphBuilds = deps.graphBuilds ?? serialGraphBuilds();
     this.embedders = deps.embedders ?? new EmbedderCatalog();
     this.onWrite = deps.onWrite ?? (() => undefined);
     this.dbs = deps.dbs;
     this.store = deps.store;
     this.kernels = deps.kernels;
     this.log = deps.log;
+    this.graphs = new SegmentGraphs({
+      record: () => this.record,
+      dbs: this.dbs,
+      kernels: this.kernels,
+      log: this.log,
+      runner: deps.graphBuilds ?? serialGraphBuilds(),
+    });
   }
 
   get name(): string {
@@ -237,8 +154,7 @@ export class SearchIndex {
 
   /** Whether the index embeds with a model trained from its documents (corpus-lsa-v1). */
   trainsEmbedder(record: IndexRecord = this.record): boolean {
-    const e = record.settings.embedder;
-    return record.settings.autoEmbed && typeof e === 'object' && e.type === 'builtin' && e.model === CORPUS_LSA_V1;
+    return trainsEmbedder(record);
   }
 
   /**
@@ -276,179 +192,32 @@ export class SearchIndex {
 
   /** `graphSeed`: a merge's largest segment's graph, over the new segment's first rows (see mergeSegments). */
   private toLoaded(id: number, data: SegmentData, deleted: Bitset, graphSeed?: HnswGraphBlock): LoadedSegment {
-    const runner = this.kernels();
-    const fields: LoadedSegment['fields'] = Object.create(null);
-    for (const [field, t] of Object.entries(data.text)) {
-      if (t.docs.length === 0) continue;
-      fields[field] = { postings: runner.loadPostings(t.docs, t.tfs), lengths: runner.loadDocLengths(t.lengths) };
-    }
-    const quantize = this.record.settings.vectorQuantization === 'int8';
-    let vectors: LoadedSegment['vectors'];
-    if (data.vectors && data.docCount > 0) {
-      const rows = prepareRows(data.vectors.data, data.vectors.dims, this.record.settings.vectorMetric ?? 'cosine');
-      if (rows.zeroed > 0) {
-        this.log.warn(
-          { index: this.record.name, segment: id, rows: rows.zeroed },
-          'vectors outside float32 range stored by an earlier version were zeroed; re-send those documents',
-        );
-      }
-      vectors = runner.loadVectors(rows.data, { dims: data.vectors.dims, quantize });
-    }
-    const graph = vectors ? this.graphFor(id, vectors, graphSeed) : undefined;
-    const geo: LoadedSegment['geo'] = Object.create(null);
-    for (const [field, g] of Object.entries(data.geo ?? {})) {
-      if (data.docCount === 0) continue;
-      geo[field] = { block: runner.loadGeoPoints(g.lats, g.lons), grid: new GeoGrid(g.lats, g.lons, g.present, data.docCount) };
-    }
-    return { id, data, deleted, deletedCount: popcount(deleted), fields, geo, ...(vectors ? { vectors } : {}), ...(graph ? { graph } : {}) };
-  }
-
-  /**
-   * A segment's graph under the current settings: the persisted one when it was built with them,
-   * otherwise a build queued in the background. Until it is ready, searches scan the segment.
-   */
-  private graphFor(segId: number, vectors: VectorBlock, seed?: HnswGraphBlock): SegmentGraph | undefined {
-    const hnsw = hnswSettings(this.record.settings);
-    if (!hnsw) return undefined;
-    const metric = KERNEL_METRICS[this.record.settings.vectorMetric ?? 'cosine']!;
-    const runner = this.kernels();
-    const state: SegmentGraph = { status: 'building', inserted: 0, total: vectors.count, abort: new AbortController() };
-    const stored = this.dbs.graphs.get([this.record.uuid, segId]);
-    if (stored) {
-      try {
-        const block = runner.loadHnswGraph(vectors, stored);
-        if (block.m === hnsw.m && block.efConstruction === hnsw.efConstruction && block.metric === metric) {
-          return Object.assign(state, { status: 'ready' as const, block, inserted: vectors.count });
-        }
-        runner.release(block);
-      } catch (err) {
-        this.log.warn({ index: this.record.name, segment: segId, err: (err as Error).message }, 'stored vector graph unusable; rebuilding it');
-      }
-    }
-    // A merge hands over its largest segment's graph: copied now, while that segment still holds it,
-    // so the build only inserts the other segments' rows.
-    let premade: HnswGraphBlock | undefined;
-    if (seed) {
-      try {
-        premade = runner.createHnswGraph(vectors, { metric, m: hnsw.m, efConstruction: hnsw.efConstruction, seed: segId, from: seed });
-        state.inserted = runner.hnswInserted(premade);
-      } catch (err) {
-        this.log.warn(
-          { index: this.record.name, segment: segId, err: (err as Error).message },
-          'merged segment graph cannot start from its largest part; building it whole',
-        );
-      }
-    }
-    const label = { tenant: this.record.tenant, index: this.record.name, segment: segId, nodes: vectors.count };
-    const pending = this.graphBuilds(label, (signal, inserted) => {
-      // Shutdown or cancel of the job abandons the build as a merge or drop does.
-      if (signal.aborted) state.abort.abort();
-      else signal.addEventListener('abort', () => state.abort.abort(), { once: true });
-      return this.buildGraph(segId, state, vectors, hnsw, metric, premade, inserted);
-    });
-    this.pendingBuilds.add(pending);
-    void pending.finally(() => this.pendingBuilds.delete(pending));
-    return state;
-  }
-
-  /** Never throws: a failed build leaves the segment scanned, and the queue goes on. */
-  private async buildGraph(
-    segId: number,
-    state: SegmentGraph,
-    vectors: VectorBlock,
-    hnsw: HnswSettings,
-    metric: Metric,
-    premade: HnswGraphBlock | undefined,
-    inserted: (n: number) => void,
-  ): Promise<void> {
-    const runner = this.kernels();
-    const uuid = this.record.uuid;
-    const started = performance.now();
-    let block: HnswGraphBlock | undefined = premade;
-    const reused = premade ? state.inserted : 0;
-    const discard = (): void => {
-      // The runner may already be closed (shutdown during a build): nothing left to free then.
-      if (block && !runner.closed) runner.release(block);
-      block = undefined;
-    };
-    if (state.abort.signal.aborted) {
-      discard();
-      return;
-    }
-    try {
-      // Seeded by the segment id: the same documents in the same segment build the same graph.
-      block ??= runner.createHnswGraph(vectors, { metric, m: hnsw.m, efConstruction: hnsw.efConstruction, seed: segId });
-      // An int8 index builds on its codes too: 2.3x faster on mnist10k for the same recall.
-      await runner.buildHnsw({
-        graph: block,
-        vectors,
-        signal: state.abort.signal,
-        onProgress: (n) => {
-          state.inserted = n;
-          inserted(n);
-        },
-        quantized: vectors.int8 !== null,
-      });
-      if (!state.abort.signal.aborted) await this.dbs.graphs.put([uuid, segId], Buffer.from(runner.hnswGraphBytes(block)));
-      if (state.abort.signal.aborted) {
-        // The segment was merged or dropped meanwhile; its graph row may just have been written.
-        discard();
-        await this.dbs.graphs.remove([uuid, segId]);
-        return;
-      }
-    } catch (err) {
-      discard();
-      if (state.abort.signal.aborted) return;
-      state.status = 'failed';
-      state.error = (err as Error).message;
-      this.log.error({ index: this.record.name, segment: segId, err }, 'vector graph build failed; the segment is scanned instead');
-      return;
-    }
-    Object.assign(state, { status: 'ready', block });
-    this.log.info({ index: this.record.name, segment: segId, nodes: vectors.count, reused, ms: Math.round(performance.now() - started) }, 'vector graph built');
+    return loadSegment(this.kernels(), this.record, this.log, id, data, deleted, (vectors) => this.graphs.graphFor(id, vectors, graphSeed));
   }
 
   /** Resolves when every graph build of this index queued so far has finished (tests, benchmarks). */
-  async graphsSettled(): Promise<void> {
-    while (this.pendingBuilds.size > 0) await Promise.all(this.pendingBuilds);
+  graphsSettled(): Promise<void> {
+    return this.graphs.settled();
   }
 
   /** After a change of vectorIndex or vectorMetric: drop every graph and build them anew. */
   async resetGraphs(): Promise<void> {
     await this.serialise(async () => {
       const uuid = this.record.uuid;
-      for (const seg of this.segments) this.releaseGraph(seg);
+      for (const seg of this.segments) this.graphs.release(seg);
       await this.store.transaction(() => {
         for (const seg of this.segments) void this.dbs.graphs.remove([uuid, seg.id]);
       });
       this.segments = this.segments.map((seg) => {
         const { graph: _old, ...rest } = seg;
-        const graph = seg.vectors ? this.graphFor(seg.id, seg.vectors) : undefined;
+        const graph = seg.vectors ? this.graphs.graphFor(seg.id, seg.vectors) : undefined;
         return graph ? { ...rest, graph } : rest;
       });
     });
   }
 
-  private releaseGraph(segment: LoadedSegment): void {
-    const graph = segment.graph;
-    if (!graph) return;
-    graph.abort.abort();
-    // A build in flight releases its own block when it sees the abort.
-    const runner = this.kernels();
-    if (graph.status === 'ready' && graph.block && !runner.closed) runner.release(graph.block);
-    graph.status = 'released';
-    graph.block = undefined;
-  }
-
   private release(segment: LoadedSegment): void {
-    const runner = this.kernels();
-    for (const f of Object.values(segment.fields)) {
-      runner.release(f.postings);
-      runner.release(f.lengths);
-    }
-    this.releaseGraph(segment);
-    if (segment.vectors) runner.release(segment.vectors);
-    for (const g of Object.values(segment.geo)) runner.release(g.block);
+    releaseSegment(this.kernels(), segment, (seg) => this.graphs.release(seg));
   }
 
   /** Run `fn` after every earlier write of this index has finished. */
@@ -456,36 +225,6 @@ export class SearchIndex {
     const next = this.writing.then(fn, fn);
     this.writing = next.catch(() => undefined);
     return next;
-  }
-
-  /** The text autoEmbed embeds: the document's mapped text fields, in mapping order. */
-  private embeddableText(fields: Record<string, { type: string; values: unknown[] }>, record: IndexRecord = this.record): string {
-    return this.textFields(record)
-      .flatMap((f) => (fields[f]?.values ?? []).map(String))
-      .join('\n');
-  }
-
-  /**
-   * Give documents without their own `_vector` an embedding (autoEmbed). Returns the documents
-   * whose embedding failed, with the reason; the others have `vector` set.
-   */
-  private async embedMissing(
-    docs: IndexableDocument[],
-    corpus = this.embeddingCorpus(),
-    record: IndexRecord = this.record,
-  ): Promise<Map<IndexableDocument, string>> {
-    const failed = new Map<IndexableDocument, string>();
-    const embedder = embedderFor(record.settings, corpus, this.embedders);
-    if (!embedder) return failed;
-    const todo = docs.map((doc) => ({ doc, text: doc.vector ? '' : this.embeddableText(doc.fields, record) })).filter((t) => t.text.trim() !== '');
-    if (todo.length === 0) return failed;
-    try {
-      const vectors = await embedder.embed(todo.map((t) => t.text));
-      todo.forEach((t, i) => (t.doc.vector = vectors[i]!));
-    } catch (err) {
-      for (const t of todo) failed.set(t.doc, (err as Error).message);
-    }
-    return failed;
   }
 
   /** Ids of the live documents that pass `filter` (delete by filter), without reading any source. */
@@ -542,7 +281,11 @@ export class SearchIndex {
         byId.set(id, { position, doc: { id, fields, ...(prepared.vector ? { vector: prepared.vector } : {}) }, source, stored });
       });
       let accepted = [...byId.values()].sort((a, b) => a.position - b.position);
-      const notEmbedded = await this.embedMissing(accepted.map((a) => a.doc));
+      const notEmbedded = await embedMissing(
+        accepted.map((a) => a.doc),
+        embedderFor(this.record.settings, this.embeddingCorpus(), this.embedders),
+        this.textFields(),
+      );
       if (notEmbedded.size > 0) {
         // The endpoint is down or refused: those documents fail, the rest of the batch goes on.
         for (const a of accepted) {
@@ -632,18 +375,13 @@ export class SearchIndex {
     });
   }
 
-  /**
-   * Merge when segments pile up, tiered like Lucene's policy: the `factor` smallest segments (by
-   * live documents) are re-indexed into one, in one transaction, until at most `maxSegments`
-   * remain. Merging the small ones first keeps the work per document logarithmic in the index
-   * size, where merging everything into one each time would be quadratic under a long ingest.
-   */
+  /** Merge when segments pile up (segment-merge.ts's policy), each merge one transaction, until at most `maxSegments` remain. */
   mergeIfNeeded(maxSegments: number, factor = 4): Promise<boolean> {
     return this.serialise(async () => {
       let merged = false;
-      while (this.segments.length > Math.max(maxSegments, 1)) {
-        const bySize = [...this.segments].sort((a, b) => a.data.docCount - a.deletedCount - (b.data.docCount - b.deletedCount));
-        await this.mergeSegments(bySize.slice(0, Math.max(2, Math.min(factor, this.segments.length - maxSegments + 1))));
+      for (let selected = mergeSelection(this.segments, maxSegments, factor); selected; selected = mergeSelection(this.segments, maxSegments, factor)) {
+        const { ordered, seed } = mergeOrder(selected);
+        await this.replaceSegments(ordered, mergeSegmentData(ordered), undefined, seed?.graph?.block);
         merged = true;
       }
       return merged;
@@ -687,10 +425,12 @@ export class SearchIndex {
       // Every vector is remade here, so this is when a trained embedder learns the corpus anew.
       progress('read', read, total);
       if (this.trainsEmbedder(next)) progress('train', 0, total);
-      const model = this.trainsEmbedder(next) ? await this.trainTermModel(docs, next) : undefined;
+      const model = this.trainsEmbedder(next)
+        ? await trainTermModel(docs, next, this.textFields(next), this.termStatistics(next).analyzers, this.log)
+        : undefined;
       const statistics = this.termStatistics(next);
       progress('embed', 0, total);
-      const failed = await this.embedMissing(docs, model ? { ...statistics, model } : statistics, next);
+      const failed = await embedMissing(docs, embedderFor(next.settings, model ? { ...statistics, model } : statistics, this.embedders), this.textFields(next));
       if (failed.size > 0) {
         const [reason] = failed.values();
         throw new EmbedderError(`${reason} The index is unchanged: ${failed.size} of ${docs.length} documents could not be embedded under the new settings.`, {
@@ -702,30 +442,6 @@ export class SearchIndex {
       progress('build', total, total);
       await this.replaceSegments(this.segments, buildSegment(docs, analyzers), { termModel: model }, undefined, next);
     });
-  }
-
-  private async trainTermModel(docs: readonly IndexableDocument[], record: IndexRecord = this.record): Promise<CorpusLsaModel> {
-    const started = performance.now();
-    const texts = docs.map((d) => this.embeddableText(d.fields, record)).filter((t) => t.trim() !== '');
-    const model = await trainCorpusLsa(texts, this.termStatistics(record).analyzers, record.settings.vectorDimensions!);
-    this.log.info(
-      { index: this.record.name, docs: model.docCount, terms: model.terms.size, rank: model.rank, ms: Math.round(performance.now() - started) },
-      'embedder model trained',
-    );
-    return model;
-  }
-
-  /**
-   * With graphs, the largest merged segment that has a ready graph and no deletions goes first, so
-   * its rows keep their ordinals and its graph seeds the merged one (Lucene does the same): only
-   * the other segments' vectors are inserted.
-   */
-  private async mergeSegments(selected: readonly LoadedSegment[]): Promise<void> {
-    const seed = selected
-      .filter((s) => s.deletedCount === 0 && s.graph?.status === 'ready' && s.graph.block)
-      .sort((a, b) => b.data.docCount - a.data.docCount)[0];
-    const ordered = seed ? [seed, ...selected.filter((s) => s !== seed)] : selected;
-    await this.replaceSegments(ordered, mergeSegmentData(ordered), undefined, seed?.graph?.block);
   }
 
   /**

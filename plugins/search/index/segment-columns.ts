@@ -1,5 +1,5 @@
 import type { FilterColumns } from '../query/filter.js';
-import type { LoadedSegment } from './search-index.js';
+import type { LoadedSegment } from './loaded-segment.js';
 import { lookup } from './segment.js';
 
 const empty = new Uint32Array(0);

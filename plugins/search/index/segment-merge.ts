@@ -1,4 +1,5 @@
 import { add, has, type Bitset } from './bitset.js';
+import type { LoadedSegment } from './loaded-segment.js';
 import type { KeywordField, SegmentData, TextField } from './segment.js';
 
 /**
@@ -200,4 +201,28 @@ function compactTerms(field: TextField, keep: boolean[]): TextField {
   });
   starts.push(field.termStarts[field.terms.length]!);
   return { ...field, terms, termStarts: Uint32Array.from(starts) };
+}
+
+/**
+ * The merge policy, tiered like Lucene's: the `factor` smallest segments (by live documents) go
+ * into one, while more than `maxSegments` remain (undefined: nothing to merge). Merging the small
+ * ones first keeps the work per document logarithmic in the index size, where merging everything
+ * into one each time would be quadratic under a long ingest.
+ */
+export function mergeSelection(segments: readonly LoadedSegment[], maxSegments: number, factor: number): LoadedSegment[] | undefined {
+  if (segments.length <= Math.max(maxSegments, 1)) return undefined;
+  const bySize = [...segments].sort((a, b) => a.data.docCount - a.deletedCount - (b.data.docCount - b.deletedCount));
+  return bySize.slice(0, Math.max(2, Math.min(factor, segments.length - maxSegments + 1)));
+}
+
+/**
+ * With graphs, the largest merged segment that has a ready graph and no deletions goes first, so
+ * its rows keep their ordinals and its graph seeds the merged one (Lucene does the same): only
+ * the other segments' vectors are inserted.
+ */
+export function mergeOrder(selected: readonly LoadedSegment[]): { ordered: readonly LoadedSegment[]; seed?: LoadedSegment } {
+  const seed = selected
+    .filter((s) => s.deletedCount === 0 && s.graph?.status === 'ready' && s.graph.block)
+    .sort((a, b) => b.data.docCount - a.data.docCount)[0];
+  return seed ? { ordered: [seed, ...selected.filter((s) => s !== seed)], seed } : { ordered: selected };
 }

@@ -236,9 +236,17 @@ function f64(b: Uint8Array): Float64Array {
   return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
+/**
+ * Format of a stored segment, written in each record (`format`; a record without one is format 1)
+ * and checked when the segment is decoded: a segment written by a newer build is refused with a
+ * message, rather than read wrongly.
+ */
+export const SEGMENT_FORMAT = 1;
+
 export function encodeSegment(s: SegmentData): Encoded {
   const map = <T, R>(o: Record<string, T>, fn: (v: T) => R): Record<string, R> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, fn(v)]));
   return {
+    format: SEGMENT_FORMAT,
     docCount: s.docCount,
     ids: s.ids,
     text: map(s.text, (t) => ({
@@ -261,6 +269,10 @@ export function encodeSegment(s: SegmentData): Encoded {
 }
 
 export function decodeSegment(e: Encoded): SegmentData {
+  const format = e.format ?? 1;
+  if (typeof format !== 'number' || !Number.isInteger(format) || format > SEGMENT_FORMAT) {
+    throw new Error(`A stored segment has format ${String(format)}, newer than this build reads (${SEGMENT_FORMAT}); upgrade Tessera to open it.`);
+  }
   // Null-prototype tables: a field named "toString" or "constructor" must not find Object.prototype's.
   const map = <T, R>(o: unknown, fn: (v: T) => R): Record<string, R> =>
     Object.assign(Object.create(null) as Record<string, R>, Object.fromEntries(Object.entries(o as Record<string, T>).map(([k, v]) => [k, fn(v)])));

@@ -4,9 +4,8 @@ import { andInPlace, andNotInPlace, popcount } from '../index/bitset.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
 import { circleBox, parseDistance, maxRadiusMeters, type LatLonBox } from '../index/geo-grid.js';
 import { matchSet } from './match-set.js';
-import { fetchHits, type Hit, type Ranked } from './fetch.js';
-import { compileProjection } from './projection.js';
-import { highlighterFor, planTextQuery, type TextQuery } from './text-query.js';
+import type { Ranked } from './fetch.js';
+import type { TextQuery } from './text-query.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { segmentColumns } from '../index/segment-columns.js';
 

@@ -4,14 +4,14 @@ import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } 
 import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from '../index/bitset.js';
 import { fieldValues } from '../index/field-path.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
-import { fetchHits, type Hit, type Ranked } from './fetch.js';
+import type { Ranked } from './fetch.js';
 import { isFlatDisjunction, matchSet, phraseMatches } from './match-set.js';
-import { compileProjection } from './projection.js';
 import type { PhraseQuery, QueryNode, TermQuery } from '../query/query-ast.js';
 import { segmentColumns } from '../index/segment-columns.js';
 import { keywordSortColumn, READ_SOURCE, sortKeyOf, sourceSortColumn, type SortKey } from './sort-columns.js';
-import type { LoadedSegment, SearchIndex } from '../index/search-index.js';
-import { checkComplexity, highlighterFor, planTextQuery, type TextQuery, type TextQueryInput } from './text-query.js';
+import type { LoadedSegment } from '../index/loaded-segment.js';
+import type { SearchIndex } from '../index/search-index.js';
+import { checkComplexity, type TextQuery } from './text-query.js';
 
 export type { Hit } from './fetch.js';
 

@@ -3,9 +3,9 @@ import type { BitsetBlock, KernelRunner, Metric } from 'tessera-runtime/kernels'
 import { InputError } from 'tessera-runtime/plugin';
 import { andInPlace, andNotInPlace, popcount } from '../index/bitset.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
-import { fetchHits, type Hit, type Ranked } from './fetch.js';
-import { compileProjection } from './projection.js';
-import { hnswSettings, KERNEL_METRICS, type LoadedSegment, type SearchIndex } from '../index/search-index.js';
+import type { Ranked } from './fetch.js';
+import { hnswSettings, KERNEL_METRICS, type LoadedSegment } from '../index/loaded-segment.js';
+import type { SearchIndex } from '../index/search-index.js';
 import { segmentColumns } from '../index/segment-columns.js';
 
 /** How the vector side of a query searches: per-query overrides of the index's vectorIndex. */

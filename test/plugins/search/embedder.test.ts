@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedders/embedder.js';
-import { openDatabases } from '../../../plugins/search/index/search-index.js';
+import { openDatabases } from '../../../plugins/search/index/index-record.js';
 import { Store } from '../../../runtime/store.js';
 import { trainCorpusLsa } from '../../../plugins/search/embedders/corpus-lsa.js';
 import { embedText } from '../../../plugins/search/embedders/hashed-embedder.js';
