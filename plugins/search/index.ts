@@ -106,7 +106,10 @@ export default definePlugin({
     });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
-    engine.onWrite = (index) => background.scheduleMerge(index);
+    // Merges follow writes: the engine's `documents.written` event, as every other subscriber's.
+    engine.on('documents.written', ({ tenant, index }) => {
+      if (engine.has(tenant, index)) background.scheduleMerge(engine.get(tenant, index));
+    });
     engine.indexStats = (tenant, name, index) => (imageFieldsOf(index.record.mappings).length > 0 ? { visual: images.visual.statsOf(tenant, name) } : {});
     images.attach(engine);
     const autocomplete = new Autocomplete({

@@ -67,8 +67,6 @@ export class SearchEngine {
   private readonly graphBuilds: GraphBuildRunner;
   private readonly embedders: EmbedderCatalog;
   private readonly reindexes: ReindexRunner;
-  /** Called after every committed write to an index (the plugin schedules merges from it). */
-  onWrite: (index: SearchIndex) => void = () => undefined;
   /** More of an index's `stats` (the plugin adds visual extraction's progress). */
   indexStats: (tenant: string, name: string, index: SearchIndex) => Record<string, unknown> = () => ({});
 
@@ -161,10 +159,10 @@ export class SearchEngine {
       store: this.store,
       kernels: this.kernels,
       log: this.log,
-      onWrite: (index, change: WriteChange) => {
-        this.onWrite(index);
-        this.emit('documents.written', { tenant: index.record.tenant, index: index.name, upserted: change.upserted, deleted: change.deleted });
-      },
+      // Every committed write is an event: merges, autocomplete, visual extraction and the
+      // plugins on SEARCH_SERVICE (graph, console, ...) subscribe to it.
+      onWrite: (index, change: WriteChange) =>
+        this.emit('documents.written', { tenant: index.record.tenant, index: index.name, upserted: change.upserted, deleted: change.deleted }),
       graphBuilds: this.graphBuilds,
       embedders: this.embedders,
     });
