@@ -12,9 +12,8 @@ import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugi
 import { fnv1a } from '../../plugins/search/embedders/feature-hashing.js';
 import { embedDocument, embedQuery, type QueryStatistics as EmbeddingCorpus } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/search/search.js';
+import { search, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { search } from '../../plugins/search/search/search.js';
 import { englishStopWords } from '../../plugins/search/analysis/stop-words.js';
 import { loadCranfield } from './data.js';
 import { ndcgAt } from './ndcg.js';

@@ -12,9 +12,8 @@ import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/se
 import { embedText } from '../../plugins/search/embedders/hashed-embedder.js';
 import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/search/search.js';
+import { search, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { search } from '../../plugins/search/search/search.js';
 import { loadCranfield, loadWordnet } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';
