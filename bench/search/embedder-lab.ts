@@ -4,19 +4,17 @@
 // default semanticRatio 0.5 to keyword's? Each design embeds the 1,400 abstracts and the 225
 // queries at 384 dimensions; the vectors go into a Tessera index as client `_vector`s (english
 // analyzer on title and text, flat vector index), and keyword, semantic and hybrid run through
-// searchKeyword / searchSemantic / searchHybrid exactly as bench/search/hybrid.ts runs them. The
+// search() in keyword, semantic and hybrid mode exactly as bench/search/hybrid.ts runs them. The
 // models are trained on the documents only (never the queries or qrels). One JSON line a design.
 import 'reflect-metadata';
-import { englishAnalyzer } from '../../plugins/search/analyzer.js';
-import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugins/search/corpus-lsa.js';
-import { fnv1a } from '../../plugins/search/feature-hashing.js';
-import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../plugins/search/hashed-ngrams-v2.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/search.js';
+import { englishAnalyzer } from '../../plugins/search/analysis/analyzer.js';
+import { embedCorpusLsa, trainCorpusLsa, type CorpusLsaModel } from '../../plugins/search/embedders/corpus-lsa.js';
+import { fnv1a } from '../../plugins/search/embedders/feature-hashing.js';
+import { embedDocument, embedQuery, type QueryStatistics as EmbeddingCorpus } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { search, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { searchKeyword } from '../../plugins/search/search-keyword.js';
-import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
-import { englishStopWords } from '../../plugins/search/stop-words.js';
+import { englishStopWords } from '../../plugins/search/analysis/stop-words.js';
 import { loadCranfield } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';
@@ -206,10 +204,10 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
   if (upserted.errors.length > 0) throw new Error(`rejected documents: ${JSON.stringify(upserted.errors.slice(0, 3))}`);
   const vectors = new Map(data.queries.map((q) => [q.id, Array.from(model.query(q.text))]));
   keyword ??= await mean(async (q) =>
-    (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+    (await search(index, runner, { mode: 'keyword', q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
   );
   const semantic = await mean(async (q) =>
-    (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
+    (await search(index, runner, { mode: 'semantic', vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
   );
   const hybrid: Record<string, number> = {};
   for (const ratio of RATIOS) {
@@ -223,7 +221,7 @@ for (const design of designs.filter((d) => only.length === 0 || only.includes(d.
         highlight: false,
         select: ['id'],
       });
-      return (await searchHybrid(index, runner, { ...body, semanticRatio: ratio, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
+      return (await search(index, runner, { ...body, mode: 'hybrid', semanticRatio: ratio, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
   emit({

@@ -1,8 +1,8 @@
 // One hybrid hit's `explain` at the defaults on Cranfield, for docs/search-query.md:
 // `node dist/bench/search/explain-sample.js`.
 import 'reflect-metadata';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { runSearch, searchQuerySchema } from '../../plugins/search/search.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { loadCollection } from './data.js';
 

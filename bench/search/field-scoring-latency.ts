@@ -4,8 +4,8 @@
 // words (the search bench's, seed 1) and 100 warm-up queries (seed 2); the variants take turns in
 // rounds so machine noise falls on all of them alike. `sum-once` is the scoring before BM25F.
 import 'reflect-metadata';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { runSearch, searchQuerySchema } from '../../plugins/search/search.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { generateQueries, loadWordnet } from './data.js';
 import { emit, percentile, round } from './stats.js';

@@ -3,10 +3,10 @@
 // (the engine's) and of corpus-lsa-v1 trained at each rank (exact cosine here), 100 deep, once;
 // then every fusion rule of RULES over those windows, offline. Prints training ms and nDCG@10.
 import 'reflect-metadata';
-import { embedCorpusLsa, trainCorpusLsa } from '../../plugins/search/corpus-lsa.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { runSearch, searchQuerySchema } from '../../plugins/search/search.js';
-import { fuseWindows, type FusionRule, type Ranked } from '../../plugins/search/fusion.js';
+import { embedCorpusLsa, trainCorpusLsa } from '../../plugins/search/embedders/corpus-lsa.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
+import { fuseWindows, type FusionRule, type Ranked } from '../../plugins/search/search/fusion.js';
 import { openBenchEngine } from '../support/engine.js';
 import { COLLECTIONS, loadCollection } from './data.js';
 import { ndcgAt } from './ndcg.js';

@@ -2,9 +2,9 @@
 // dist/bench/search/hybrid-sweep.js [model,model]`. Per built-in embedder, an autoEmbed index of
 // title and text (english); nDCG@10 of keyword, semantic and hybrid over a grid of fusion settings.
 import 'reflect-metadata';
-import type { BuiltinModel } from '../../plugins/search/embedder.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { runSearch, searchQuerySchema } from '../../plugins/search/search.js';
+import type { BuiltinModel } from '../../plugins/search/embedders/embedder.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { COLLECTIONS, loadCollection } from './data.js';
 import { ndcgAt } from './ndcg.js';

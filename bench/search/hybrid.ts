@@ -6,17 +6,15 @@
 // on the loaded documents through the product's retrain path, buildMs includes it); then the embedder's
 // throughput on the WordNet glosses. Prints one JSON line per result and ends with {"summary": ...}.
 import 'reflect-metadata';
-import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analyzer.js';
-import { embedCorpusLsa } from '../../plugins/search/corpus-lsa.js';
-import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedder.js';
-import { embedText } from '../../plugins/search/hashed-embedder.js';
-import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/hashed-ngrams-v2.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { searchQuerySchema } from '../../plugins/search/search.js';
+import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analysis/analyzer.js';
+import { embedCorpusLsa } from '../../plugins/search/embedders/corpus-lsa.js';
+import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedders/embedder.js';
+import { embedText } from '../../plugins/search/embedders/hashed-embedder.js';
+import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { search, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
-import { searchKeyword } from '../../plugins/search/search-keyword.js';
-import { DEFAULT_SEMANTIC_RATIO } from '../../plugins/search/fusion.js';
-import { searchHybrid, searchSemantic } from '../../plugins/search/search-vector.js';
+import { DEFAULT_SEMANTIC_RATIO } from '../../plugins/search/search/fusion.js';
 import { loadCranfield, loadWordnet } from './data.js';
 import { ndcgAt } from './ndcg.js';
 import { emit, round } from './stats.js';
@@ -67,10 +65,10 @@ for (const { model, dims } of CONFIGS) {
   for (const q of data.queries) vectors.set(q.id, await embedQueryText(embedder, q.text));
 
   keyword ??= await mean(async (q) =>
-    (await searchKeyword(index, runner, { q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+    (await search(index, runner, { mode: 'keyword', q: q.text, size: K, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
   );
   const semantic = await mean(async (q) =>
-    (await searchSemantic(index, runner, { vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
+    (await search(index, runner, { mode: 'semantic', vector: vectors.get(q.id)!, size: K, from: 0, select: ['id'] })).hits.map((h) => h.id),
   );
   const hybrid: Record<string, number> = {};
   for (const ratio of [DEFAULT_RATIO, ...SWEEP]) {
@@ -84,7 +82,7 @@ for (const { model, dims } of CONFIGS) {
         highlight: false,
         select: ['id'],
       });
-      return (await searchHybrid(index, runner, { ...body, semanticRatio: ratio, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
+      return (await search(index, runner, { ...body, mode: 'hybrid', semanticRatio: ratio, vector: body.vector!, filter: undefined })).hits.map((h) => h.id);
     });
   }
   const result = {
@@ -136,7 +134,7 @@ for (const { model, dims } of CONFIGS) {
     );
     keywordWindow.set(
       q.id,
-      (await searchKeyword(index, runner, { q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
+      (await search(index, runner, { mode: 'keyword', q: q.text, size: windowSize, from: 0, highlight: false, select: ['id'] })).hits.map((h) => h.id),
     );
   }
   const fuse = (a: string[], b: string[], ratio: number): string[] => {

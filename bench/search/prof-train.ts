@@ -1,7 +1,7 @@
 // Profile of one training and re-embedding (what the plugin's background job runs), on one collection:
 // `node --cpu-prof dist/bench/search/prof-train.js nfcorpus_pp`.
 import 'reflect-metadata';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
 import { openBenchEngine } from '../support/engine.js';
 import { loadCollection, type CollectionName } from './data.js';
 

@@ -3,8 +3,8 @@
 // fields; nDCG@10 of each fieldScoring with and without query-term frequency. One JSON line per
 // setting, then the rows sorted by their worst collection's margin over the default's.
 import 'reflect-metadata';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { runSearch, searchQuerySchema } from '../../plugins/search/search.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';
 import { COLLECTIONS, loadCollection } from './data.js';
 import { ndcgAt } from './ndcg.js';

@@ -1,6 +1,6 @@
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { runSearch, searchQuerySchema } from '../../plugins/search/search.js';
-import type { SearchIndex } from '../../plugins/search/search-index.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
+import type { SearchIndex } from '../../plugins/search/index/search-index.js';
 import { openBenchEngine, type BenchEngine } from '../support/engine.js';
 import type { BenchDoc } from './adapter.js';
 

@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { createKernelRunner, type KernelRunner } from '../../kernels/src/index.js';
 import { createLogger } from '../../runtime/logger.js';
 import { Store } from '../../runtime/store.js';
-import { parseCreateIndex } from '../../plugins/search/mappings.js';
-import { SearchEngine } from '../../plugins/search/search-engine.js';
-import type { SearchIndex } from '../../plugins/search/search-index.js';
-import { searchKeyword } from '../../plugins/search/search-keyword.js';
+import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
+import { SearchEngine } from '../../plugins/search/index/search-engine.js';
+import type { SearchIndex } from '../../plugins/search/index/search-index.js';
+import { search } from '../../plugins/search/search/search.js';
 import type { BenchDoc, HttpSearchClient, SearchAdapter } from './adapter.js';
 
 const BATCH = 25_000;
@@ -53,7 +53,7 @@ export class TesseraAdapter implements SearchAdapter {
   }
 
   async search(query: string, k: number): Promise<string[]> {
-    const result = await searchKeyword(this.index!, this.runner!, { q: query, size: k, from: 0, highlight: false, select: ['id'] });
+    const result = await search(this.index!, this.runner!, { mode: 'keyword', q: query, size: k, from: 0, highlight: false, select: ['id'] });
     return result.hits.map((h) => h.id);
   }
 

@@ -1,8 +1,8 @@
 // corpus-lsa-v1 training time (the SVD in document space, one power iteration) at rank 384 and at
 // the default 128, same process, each collection: `node dist/bench/search/training-time.js`.
 import 'reflect-metadata';
-import { getAnalyzer } from '../../plugins/search/analyzer.js';
-import { trainCorpusLsa } from '../../plugins/search/corpus-lsa.js';
+import { getAnalyzer } from '../../plugins/search/analysis/analyzer.js';
+import { trainCorpusLsa } from '../../plugins/search/embedders/corpus-lsa.js';
 import { COLLECTIONS, loadCollection } from './data.js';
 import { emit, round } from './stats.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createKernelRunner, type KernelRunner } from '../../kernels/src/index.js';
-import { SearchEngine } from '../../plugins/search/search-engine.js';
+import { SearchEngine } from '../../plugins/search/index/search-engine.js';
 import { createLogger } from '../../runtime/logger.js';
 import { Store } from '../../runtime/store.js';
 

@@ -1,17 +1,17 @@
 import { definePlugin, defineToken } from 'tessera-runtime/plugin';
-import { analysisErrorCodes } from './analysis-error-codes.js';
+import { analysisErrorCodes } from './analysis/analysis-error-codes.js';
 import { searchOptionsSchema } from './options.js';
-import { registerRoutes } from './routes.js';
+import { registerRoutes } from './http/routes.js';
 import { searchErrorCodes } from './search-errors.js';
-import { searchJobs } from './background.js';
-import { EmbedderCatalog } from './embedder.js';
-import { SearchEngine } from './search-engine.js';
+import { searchJobs } from './index/background.js';
+import { EmbedderCatalog } from './embedders/embedder.js';
+import { SearchEngine } from './index/search-engine.js';
 import { createSearchService } from './search-service.js';
 import type { SearchService } from './service.js';
 import { imageErrors } from './image/image-errors.js';
 import { registerImageFeatures } from './image/image-plugin.js';
 import { imageFieldsOf } from './image/visual-mappings.js';
-import { indexSizes } from './index-size.js';
+import { indexSizes } from './index/index-size.js';
 import { Autocomplete, type AutocompleteService } from './autocomplete/autocomplete-service.js';
 import { registerAutocompleteRoutes } from './autocomplete/routes.js';
 import { ConfigPlans } from './config-plan/config-apply.js';
@@ -107,7 +107,10 @@ export default definePlugin({
     });
     ctx.provide(SEARCH_ENGINE, { useValue: engine });
     ctx.provide(SEARCH_SERVICE, { useValue: createSearchService(engine, () => ctx.kernels) });
-    engine.onWrite = (index) => background.scheduleMerge(index);
+    // Merges follow writes: the engine's `documents.written` event, as every other subscriber's.
+    engine.on('documents.written', ({ tenant, index }) => {
+      if (engine.has(tenant, index)) background.scheduleMerge(engine.get(tenant, index));
+    });
     const sizeOf = indexSizes(ctx.store);
     engine.indexStats = (tenant, name, index) => ({
       ...sizeOf(index),
@@ -135,15 +138,16 @@ export default definePlugin({
   },
 });
 
-export { canSeeIndex, indexPatternPattern, tokenMayUse } from './index-scope.js';
+export { canSeeIndex, indexPatternPattern, tokenMayUse } from './http/index-scope.js';
 export { visualTerms, type VisualTerm, type VisualTermType } from './image/visual-terms.js';
 export { IMAGE_METADATA_SERVICE, type ImageMetadataService, type AnalysedBytes } from './image/image-metadata-service.js';
 export type { ImageMetadata } from './image/image-metadata.js';
 export type { VisualDocumentField } from './image/visual-extraction.js';
-export type { SearchEngine } from './search-engine.js';
+export type { SearchEngine } from './index/search-engine.js';
 export type * from './service.js';
 export { SuggestionDictionary, type SuggestionEntry, type DictionaryMatch } from './autocomplete/suggestion-dictionary.js';
 export { normaliseSuggestion, parsePrefixQuery, suggestionWords, type PrefixQuery } from './autocomplete/normalize.js';
 export type { SuggestionSource, SuggestionType, IncludeFlag, IndexScope } from './autocomplete/suggestion-source.js';
 export type { AutocompleteService, AutocompleteRequest, AutocompleteSuggestion } from './autocomplete/autocomplete-service.js';
-export type { SearchIndex, UpsertResult } from './search-index.js';
+export type { SearchIndex } from './index/search-index.js';
+export type { UpsertResult } from './index/index-record.js';

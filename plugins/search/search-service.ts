@@ -1,9 +1,9 @@
 import type { KernelRunner } from 'tessera-runtime/kernels';
 import { isTesseraError, validate } from 'tessera-runtime/plugin';
-import { has } from './bitset.js';
-import { parseCreateIndex } from './mappings.js';
-import { runSearch, searchQuerySchema } from './search.js';
-import { describe, type SearchEngine } from './search-engine.js';
+import { has } from './index/bitset.js';
+import { parseCreateIndex } from './index/mappings.js';
+import { runSearch, searchQuerySchema } from './search/search.js';
+import { describe, type SearchEngine } from './index/search-engine.js';
 import { visualTerms } from './image/visual-terms.js';
 import type { BatchWriter, IndexInfo, IndexSpec, SearchRequest, SearchResponse, SearchService, WriteResult } from './service.js';
 

@@ -6,8 +6,8 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { JobsService, Logger, StoreNamespace } from 'tessera-runtime/plugin';
-import { has } from '../bitset.js';
-import type { SearchEngine, SearchIndex } from '../search-engine.js';
+import { has } from '../index/bitset.js';
+import type { SearchEngine, SearchIndex } from '../index/search-engine.js';
 import { autocompleteFields, DocumentSuggestions } from './document-suggestions.js';
 import { parsePrefixQuery } from './normalize.js';
 import { QueryLog } from './query-log.js';

@@ -7,9 +7,9 @@
  * then `name`), `settings.autocomplete.categoryFields` (default: every keyword field but `id`),
  * and every indexed text field for phrases.
  */
-import { englishStopWords } from '../stop-words.js';
-import { valuesAtPath } from '../document-validation.js';
-import type { IndexRecord } from '../search-index.js';
+import { englishStopWords } from '../analysis/stop-words.js';
+import { valuesAtPath } from '../index/document-validation.js';
+import type { IndexRecord } from '../index/index-record.js';
 import { normaliseSuggestion, suggestionWords } from './normalize.js';
 import { SuggestionDictionary } from './suggestion-dictionary.js';
 

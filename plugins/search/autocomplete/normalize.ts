@@ -2,7 +2,7 @@
  * How autocomplete compares text: lower-cased, diacritics folded, split into words of letters and
  * digits (apostrophes inside a word are kept: "o'neill"). "Café Crème" and "cafe creme" are one key.
  */
-import { foldDiacritics } from '../fold-diacritics.js';
+import { foldDiacritics } from '../analysis/fold-diacritics.js';
 
 const wordPattern = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 

@@ -1,6 +1,6 @@
 import { PermissionError, ValidationError, z, type PluginContext } from 'tessera-runtime/plugin';
-import { IndexNotFoundError } from '../search-engine.js';
-import { canSeeIndex, tokenMayUse } from '../index-scope.js';
+import { IndexNotFoundError } from '../index/search-engine.js';
+import { canSeeIndex, tokenMayUse } from '../http/index-scope.js';
 import type { AutocompleteRequest, AutocompleteService } from './autocomplete-service.js';
 
 /** `size` default 10, at most 100 (seed 000's default; the bound is ours). */

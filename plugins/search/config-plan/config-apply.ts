@@ -12,9 +12,9 @@
  * rebuilds the index from its documents' sources (those that no longer fit are lost, and counted).
  */
 import { ConflictError, InputError } from 'tessera-runtime/plugin';
-import { has } from '../bitset.js';
-import { parseCreateIndex, parsePatchIndex, type FieldMapping, type FieldMappingInput } from '../mappings.js';
-import type { SearchEngine } from '../search-engine.js';
+import { has } from '../index/bitset.js';
+import { parseCreateIndex, parsePatchIndex, type FieldMapping, type FieldMappingInput } from '../index/mappings.js';
+import type { SearchEngine } from '../index/search-engine.js';
 import { planHash, stateOf, type PlanStep, type PlannedState } from './config-plan.js';
 
 export interface ApplyResult {

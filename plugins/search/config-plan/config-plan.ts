@@ -12,8 +12,8 @@
  *   index too; the field stays in the documents' sources, unsearchable (destructive: its index is lost).
  */
 import { createHash } from 'node:crypto';
-import { normaliseFieldMapping, type FieldMapping } from '../mappings.js';
-import type { IndexDefinition } from '../search-engine.js';
+import { normaliseFieldMapping, type FieldMapping } from '../index/mappings.js';
+import type { IndexDefinition } from '../index/search-engine.js';
 import type { ConfigSpec } from './config-spec.js';
 
 export type PlanAction = 'create_index' | 'delete_index' | 'add_field' | 'change_field' | 'remove_field' | 'update_setting';

@@ -4,7 +4,7 @@
  * (`body.indexes[1].mappings.title.type`), as a 400 `validation_failed`.
  */
 import { isTesseraError, validate, ValidationError, z, type FieldIssue } from 'tessera-runtime/plugin';
-import { indexSettingsPatchSchema, mappingsInputSchema } from '../mappings.js';
+import { indexSettingsPatchSchema, mappingsInputSchema } from '../index/mappings.js';
 
 const indexNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

@@ -1,9 +1,9 @@
 import { PermissionError, z, type PluginContext, type Principal } from 'tessera-runtime/plugin';
-import { indexScopeOf, tokenMayUse } from '../index-scope.js';
+import { indexScopeOf, tokenMayUse } from '../http/index-scope.js';
 import { parseConfigSpec } from './config-spec.js';
 import type { ConfigPlans } from './config-apply.js';
 import { computePlan, planHash, stateOf } from './config-plan.js';
-import type { SearchEngine } from '../search-engine.js';
+import type { SearchEngine } from '../index/search-engine.js';
 
 const planActions = ['create_index', 'delete_index', 'add_field', 'change_field', 'remove_field', 'update_setting'] as const;
 const stepSchema = z.object({ action: z.string(), target: z.string(), details: z.record(z.string(), z.unknown()) });

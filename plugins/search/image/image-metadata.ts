@@ -1,4 +1,4 @@
-import { englishStopWords } from '../stop-words.js';
+import { englishStopWords } from '../analysis/stop-words.js';
 import type { ColorShare } from './dominant-colors.js';
 import type { ImageFormat } from './image-header.js';
 import type { Motif } from './motif-classifier.js';

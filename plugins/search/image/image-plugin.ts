@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PluginContext } from 'tessera-runtime/plugin';
 import type { SearchOptions } from '../options.js';
-import type { SearchEngine } from '../search-engine.js';
+import type { SearchEngine } from '../index/search-engine.js';
 import { ImageAnalyzer } from './image-analyzer.js';
 import type { ImageMetadata } from './image-metadata.js';
 import { createImageMetadataService, IMAGE_METADATA_SERVICE } from './image-metadata-service.js';

@@ -1,7 +1,7 @@
 import type { Database } from 'lmdb';
 import { isTesseraError, type JobsService, type Logger } from 'tessera-runtime/plugin';
-import { valuesAtPath } from '../document-validation.js';
-import type { SearchEngine } from '../search-engine.js';
+import { valuesAtPath } from '../index/document-validation.js';
+import type { SearchEngine } from '../index/search-engine.js';
 import { sha256, type ImageAnalyzer } from './image-analyzer.js';
 import type { ImageMetadata } from './image-metadata.js';
 import { readImageReference, type ImageSourceContext } from './image-source.js';

@@ -1,4 +1,4 @@
-import type { FieldMapping } from '../mappings.js';
+import type { FieldMapping } from '../index/field-mapping.js';
 
 /**
  * Where visual extraction stores an image document's metadata: one `_visual` object per document

@@ -6,7 +6,7 @@
  */
 import type { AutocompleteService } from '../autocomplete/autocomplete-service.js';
 import { SuggestionDictionary } from '../autocomplete/suggestion-dictionary.js';
-import type { SearchEngine } from '../search-engine.js';
+import type { SearchEngine } from '../index/search-engine.js';
 import { visualTerms, type VisualTermType } from './visual-terms.js';
 
 export function registerVisualSuggestions(autocomplete: AutocompleteService, engine: () => SearchEngine): void {

@@ -1,5 +1,5 @@
-import { has } from '../bitset.js';
-import type { SearchIndex } from '../search-index.js';
+import { has } from '../index/bitset.js';
+import type { SearchIndex } from '../index/search-index.js';
 
 export type VisualTermType = 'visual_tag' | 'motif' | 'color';
 

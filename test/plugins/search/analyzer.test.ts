@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../runtime/errors.js';
-import { analysisErrorCodes } from '../../../plugins/search/analysis-error-codes.js';
-import { analyzerNames, englishAnalyzer, getAnalyzer, keywordAnalyzer, standardAnalyzer, UnknownAnalyzerError } from '../../../plugins/search/analyzer.js';
+import { analysisErrorCodes } from '../../../plugins/search/analysis/analysis-error-codes.js';
+import {
+  analyzerNames,
+  englishAnalyzer,
+  getAnalyzer,
+  keywordAnalyzer,
+  standardAnalyzer,
+  UnknownAnalyzerError,
+} from '../../../plugins/search/analysis/analyzer.js';
 
 describe('standard analyzer', () => {
   it('tokenizes, lower-cases and folds, keeping every word (no stop words)', () => {

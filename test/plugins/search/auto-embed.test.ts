@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embedText } from '../../../plugins/search/hashed-embedder.js';
+import { embedText } from '../../../plugins/search/embedders/hashed-embedder.js';
 import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 const cosine = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);

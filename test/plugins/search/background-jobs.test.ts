@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serialGraphBuilds } from '../../../plugins/search/background.js';
+import { serialGraphBuilds } from '../../../plugins/search/index/runners.js';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 import { prng } from './support/prng.js';
 

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { englishAnalyzer } from '../../../plugins/search/analyzer.js';
-import { decodeCorpusLsa, embedCorpusLsa, encodeCorpusLsa, trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
-import { randomizedSvd, symmetricEigen } from '../../../plugins/search/randomized-svd.js';
+import { englishAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { decodeCorpusLsa, embedCorpusLsa, encodeCorpusLsa, trainCorpusLsa } from '../../../plugins/search/embedders/corpus-lsa.js';
+import { randomizedSvd, symmetricEigen } from '../../../plugins/search/embedders/randomized-svd.js';
 import { createTestApp, json, postJson, tempDir } from '../../helpers/app.js';
 
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { englishAnalyzer, standardAnalyzer, type Analyzer } from '../../../plugins/search/analyzer.js';
-import { lexQuery } from '../../../plugins/search/query-lexer.js';
-import { isProse } from '../../../plugins/search/natural-language-operators.js';
-import { parseQuery, type ParseQueryOptions } from '../../../plugins/search/query-parser.js';
+import { englishAnalyzer, standardAnalyzer, type Analyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { lexQuery } from '../../../plugins/search/query/query-lexer.js';
+import { isProse } from '../../../plugins/search/query/natural-language-operators.js';
+import { parseQuery, type ParseQueryOptions } from '../../../plugins/search/query/query-parser.js';
 import { buildOracleIndex, searchOracle, type OracleField } from './support/bm25-oracle.js';
 import { CRANFIELD_DIR, cranfieldAvailable, loadCranfield, type Cranfield } from './support/cranfield.js';
 import { ndcgAt } from './support/ndcg.js';

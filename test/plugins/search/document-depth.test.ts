@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { exceedsDepth, maxDocumentDepth } from '../../../plugins/search/document-validation.js';
+import { exceedsDepth, maxDocumentDepth } from '../../../plugins/search/index/document-validation.js';
 import { createTestApp, json, postJson, tempDir } from '../../helpers/app.js';
 
 const deep = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);

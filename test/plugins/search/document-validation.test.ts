@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inferFieldMapping, parseDate, parseGeoPoint, prepareDocument, valuesAtPath } from '../../../plugins/search/document-validation.js';
-import type { Mappings } from '../../../plugins/search/mappings.js';
+import { inferFieldMapping, parseDate, parseGeoPoint, prepareDocument, valuesAtPath } from '../../../plugins/search/index/document-validation.js';
+import type { Mappings } from '../../../plugins/search/index/mappings.js';
 
 const mappings: Mappings = {
   title: { type: 'text', analyzer: 'standard', index: true },

@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedder.js';
-import { openDatabases } from '../../../plugins/search/search-index.js';
+import { builtinEmbedder, openAiEmbedder, type Embedder } from '../../../plugins/search/embedders/embedder.js';
+import { openDatabases } from '../../../plugins/search/index/index-record.js';
 import { Store } from '../../../runtime/store.js';
-import { trainCorpusLsa } from '../../../plugins/search/corpus-lsa.js';
-import { embedText } from '../../../plugins/search/hashed-embedder.js';
-import { emptyCorpus } from '../../../plugins/search/hashed-ngrams-v2.js';
+import { trainCorpusLsa } from '../../../plugins/search/embedders/corpus-lsa.js';
+import { embedText } from '../../../plugins/search/embedders/hashed-embedder.js';
+import { emptyCorpus } from '../../../plugins/search/embedders/hashed-ngrams-v2.js';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 import { defineConformance } from 'tessera-runtime/testing';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { members } from '../../../plugins/search/bitset.js';
-import { prepareDocument, type PreparedFields } from '../../../plugins/search/document-validation.js';
-import { evaluateFilter, matchesFilter, parseFilter, type FilterColumns } from '../../../plugins/search/filter.js';
-import type { Mappings } from '../../../plugins/search/mappings.js';
+import { members } from '../../../plugins/search/index/bitset.js';
+import { prepareDocument, type PreparedFields } from '../../../plugins/search/index/document-validation.js';
+import { evaluateFilter, matchesFilter, parseFilter, type FilterColumns } from '../../../plugins/search/query/filter.js';
+import type { Mappings } from '../../../plugins/search/index/mappings.js';
 import type { TesseraError } from '../../../runtime/errors.js';
 
 const mappings: Mappings = {

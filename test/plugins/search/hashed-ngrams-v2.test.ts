@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../../runtime/store.js';
-import { englishAnalyzer, standardAnalyzer } from '../../../plugins/search/analyzer.js';
-import { embedText } from '../../../plugins/search/hashed-embedder.js';
-import { embedDocument, embedQuery, type EmbeddingCorpus } from '../../../plugins/search/hashed-ngrams-v2.js';
+import { englishAnalyzer, standardAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { embedText } from '../../../plugins/search/embedders/hashed-embedder.js';
+import { embedDocument, embedQuery, type QueryStatistics as EmbeddingCorpus } from '../../../plugins/search/embedders/hashed-ngrams-v2.js';
 import { createTestApp, json, postJson, tempDir, type TestApp } from '../../helpers/app.js';
 
 const DIMS = 256;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getAnalyzer } from '../../../plugins/search/analyzer.js';
-import { escapeHtml, highlight, highlightDocument } from '../../../plugins/search/highlight.js';
+import { getAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { escapeHtml, highlight, highlightDocument } from '../../../plugins/search/search/highlight.js';
 
 const standard = getAnalyzer('standard');
 const english = getAnalyzer('english');

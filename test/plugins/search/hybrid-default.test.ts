@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_TRAINING_DOCS, RETRAIN_GROWTH, trainingDue } from '../../../plugins/search/corpus-lsa.js';
-import { fuseWindows } from '../../../plugins/search/fusion.js';
+import { MIN_TRAINING_DOCS, RETRAIN_GROWTH, trainingDue } from '../../../plugins/search/embedders/corpus-lsa.js';
+import { fuseWindows } from '../../../plugins/search/search/fusion.js';
 import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 import { CRANFIELD_DIR, cranfieldAvailable, loadCranfield, type Cranfield } from './support/cranfield.js';
 import { ndcgAt } from './support/ndcg.js';

@@ -8,7 +8,7 @@ import {
   parsePatchIndex,
   validateIndexName,
   type Mappings,
-} from '../../../plugins/search/mappings.js';
+} from '../../../plugins/search/index/mappings.js';
 import { InvalidIndexNameError, InvalidMappingError, MappingConflictError, searchErrorCodes } from '../../../plugins/search/search-errors.js';
 
 function caught(fn: () => unknown): TesseraError {

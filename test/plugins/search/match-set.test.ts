@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { getAnalyzer } from '../../../plugins/search/analyzer.js';
-import { members, type Bitset } from '../../../plugins/search/bitset.js';
-import { Deadline } from '../../../plugins/search/deadline.js';
-import { matchSet } from '../../../plugins/search/match-set.js';
-import { parseQuery } from '../../../plugins/search/query-parser.js';
-import { buildSegment, type IndexableDocument } from '../../../plugins/search/segment.js';
+import { getAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { members, type Bitset } from '../../../plugins/search/index/bitset.js';
+import { Deadline } from '../../../plugins/search/search/deadline.js';
+import { matchSet } from '../../../plugins/search/search/match-set.js';
+import { parseQuery } from '../../../plugins/search/query/query-parser.js';
+import { buildSegment, type IndexableDocument } from '../../../plugins/search/index/segment.js';
 
 const analyzer = getAnalyzer('standard');
 const titles = ['alpha beta gamma', 'beta alpha', 'alpha beta', 'gamma delta', 'alpha gamma beta', 'delta alpha beta'];

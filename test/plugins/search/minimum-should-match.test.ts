@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../runtime/errors.js';
-import { InvalidMinimumShouldMatchError, parseMinimumShouldMatch, resolveMinimumShouldMatch } from '../../../plugins/search/minimum-should-match.js';
+import { InvalidMinimumShouldMatchError, parseMinimumShouldMatch, resolveMinimumShouldMatch } from '../../../plugins/search/query/minimum-should-match.js';
 
 describe('parseMinimumShouldMatch', () => {
   it('reads percentages, negative percentages, counts and negative counts, as strings or numbers', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyNaturalLanguageOperators, isProse } from '../../../plugins/search/natural-language-operators.js';
-import { lexQuery } from '../../../plugins/search/query-lexer.js';
+import { applyNaturalLanguageOperators, isProse } from '../../../plugins/search/query/natural-language-operators.js';
+import { lexQuery } from '../../../plugins/search/query/query-lexer.js';
 
 /** The token stream after the rule, written back as text: operators upper-case, words as typed. */
 function read(q: string, mode?: 'auto' | 'always' | 'never'): string {

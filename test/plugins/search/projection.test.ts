@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyProjection, compileProjection, projectSource } from '../../../plugins/search/projection.js';
+import { applyProjection, compileProjection, projectSource } from '../../../plugins/search/search/projection.js';
 import type { TesseraError } from '../../../runtime/errors.js';
 
 const source = {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { englishAnalyzer, keywordAnalyzer, standardAnalyzer } from '../../../plugins/search/analyzer.js';
-import { InvalidMinimumShouldMatchError } from '../../../plugins/search/minimum-should-match.js';
-import { positiveLeaves } from '../../../plugins/search/query-ast.js';
-import { parseQuery, type ParseQueryOptions } from '../../../plugins/search/query-parser.js';
+import { englishAnalyzer, keywordAnalyzer, standardAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { InvalidMinimumShouldMatchError } from '../../../plugins/search/query/minimum-should-match.js';
+import { positiveLeaves } from '../../../plugins/search/query/query-ast.js';
+import { parseQuery, type ParseQueryOptions } from '../../../plugins/search/query/query-parser.js';
 import { all, bool, none, phrase, term, terms } from './support/query-builders.js';
 
 const std = (q: string, options: Partial<ParseQueryOptions> = {}) => parseQuery(q, { analyzer: standardAnalyzer, ...options });

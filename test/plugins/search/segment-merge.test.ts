@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { getAnalyzer } from '../../../plugins/search/analyzer.js';
-import { add, emptySet } from '../../../plugins/search/bitset.js';
-import { buildSegment, type IndexableDocument } from '../../../plugins/search/segment.js';
-import { mergeSegmentData } from '../../../plugins/search/segment-merge.js';
+import { getAnalyzer } from '../../../plugins/search/analysis/analyzer.js';
+import { add, emptySet } from '../../../plugins/search/index/bitset.js';
+import { buildSegment, type IndexableDocument } from '../../../plugins/search/index/segment.js';
+import { mergeSegmentData } from '../../../plugins/search/index/segment-merge.js';
 
 const analyzers = { title: getAnalyzer('english') };
 const doc = (id: string, title: string, tag: string, year: number, flag: boolean): IndexableDocument => ({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzedPart, maxAnalyzedChars } from '../../../plugins/search/text-limits.js';
+import { analyzedPart, maxAnalyzedChars } from '../../../plugins/search/analysis/text-limits.js';
 import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 describe('the analysed part of a text value', () => {

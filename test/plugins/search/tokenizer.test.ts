@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenize } from '../../../plugins/search/tokenizer.js';
+import { tokenize } from '../../../plugins/search/analysis/tokenizer.js';
 
 const brief = (text: string) => tokenize(text).map((t) => [t.term, t.position, t.start, t.end]);
 

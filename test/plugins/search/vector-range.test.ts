@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareRows, rescaleForCosine } from '../../../plugins/search/vector-range.js';
+import { prepareRows, rescaleForCosine } from '../../../plugins/search/index/vector-range.js';
 import { createTestApp, json, postJson, type TestApp } from '../../helpers/app.js';
 
 const cosine = (a: number[], b: number[]): number => {

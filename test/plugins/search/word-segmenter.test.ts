@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { segmentWords } from '../../../plugins/search/word-segmenter.js';
+import { segmentWords } from '../../../plugins/search/analysis/word-segmenter.js';
 import { pick, prng } from './support/prng.js';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });

@@ -1,5 +1,5 @@
-import type { Analyzer } from '../../../../plugins/search/analyzer.js';
-import type { QueryNode } from '../../../../plugins/search/query-ast.js';
+import type { Analyzer } from '../../../../plugins/search/analysis/analyzer.js';
+import type { QueryNode } from '../../../../plugins/search/query/query-ast.js';
 
 /**
  * A plain in-memory BM25 engine, the oracle for the parser and analyzers until the real engine

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { englishAnalyzer, standardAnalyzer } from '../../../../plugins/search/analyzer.js';
-import { tokenize } from '../../../../plugins/search/tokenizer.js';
+import { englishAnalyzer, standardAnalyzer } from '../../../../plugins/search/analysis/analyzer.js';
+import { tokenize } from '../../../../plugins/search/analysis/tokenizer.js';
 
 const file = resolve(process.cwd(), '../shared/data/corpus/wordnet_glosses.jsonl.gz');
 const texts = gunzipSync(readFileSync(file))

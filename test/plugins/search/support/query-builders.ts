@@ -1,4 +1,4 @@
-import type { BooleanQuery, PhraseQuery, QueryNode, TermQuery } from '../../../../plugins/search/query-ast.js';
+import type { BooleanQuery, PhraseQuery, QueryNode, TermQuery } from '../../../../plugins/search/query/query-ast.js';
 
 /** Short constructors for expected query trees. */
 export function term(text: string, field?: string): TermQuery {
