@@ -112,8 +112,8 @@ export default definePlugin({
       if (engine.has(tenant, index)) background.scheduleMerge(engine.get(tenant, index));
     });
     const sizeOf = indexSizes(ctx.store);
-    engine.indexStats = (tenant, name, index) => ({
-      ...sizeOf(index),
+    engine.indexStats = (tenant, name, index, { sizes }) => ({
+      ...(sizes ? sizeOf(index) : {}),
       ...(imageFieldsOf(index.record.mappings).length > 0 ? { visual: images.visual.statsOf(tenant, name) } : {}),
     });
     images.attach(engine);

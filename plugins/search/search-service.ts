@@ -10,9 +10,9 @@ import type { BatchWriter, IndexInfo, IndexSpec, SearchRequest, SearchResponse, 
 /** The engine behind the narrow interface dependants use (see service.ts). */
 export function createSearchService(engine: SearchEngine, kernels: () => KernelRunner): SearchService {
   const info = (tenant: string, name: string): IndexInfo | undefined =>
-    engine.has(tenant, name) ? (describe(engine.get(tenant, name)) as IndexInfo) : undefined;
+    engine.has(tenant, name) ? (describe(engine.get(tenant, name), { sizes: false }) as IndexInfo) : undefined;
   const service: SearchService = {
-    indexes: (tenant) => engine.list(tenant) as IndexInfo[],
+    indexes: (tenant) => engine.list(tenant, { sizes: false }) as IndexInfo[],
     get: info,
     create: async (tenant, spec) => (await engine.create(tenant, parseCreateIndex(spec))) as IndexInfo,
     async ensure(tenant, spec: IndexSpec) {

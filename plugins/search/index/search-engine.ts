@@ -68,7 +68,7 @@ export class SearchEngine {
   private readonly embedders: EmbedderCatalog;
   private readonly reindexes: ReindexRunner;
   /** More of an index's `stats` (the plugin adds visual extraction's progress). */
-  indexStats: (tenant: string, name: string, index: SearchIndex) => Record<string, unknown> = () => ({});
+  indexStats: (tenant: string, name: string, index: SearchIndex, options: { sizes: boolean }) => Record<string, unknown> = () => ({});
 
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void {
     let set = this.listeners.get(event);
@@ -166,16 +166,16 @@ export class SearchEngine {
       graphBuilds: this.graphBuilds,
       embedders: this.embedders,
     });
-    index.extraStats = () => this.indexStats(index.record.tenant, index.name, index);
+    index.extraStats = (options) => this.indexStats(index.record.tenant, index.name, index, options);
     return index;
   }
 
-  /** The tenant's indexes, by name. */
-  list(tenant: string): IndexDefinition[] {
+  /** The tenant's indexes, by name (`sizes`: with their byte sizes, see describe). */
+  list(tenant: string, options: { sizes?: boolean } = {}): IndexDefinition[] {
     return [...this.indexes.values()]
       .filter((i) => i.record.tenant === tenant)
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map(describe);
+      .map((index) => describe(index, options));
   }
 
   /** Every index of every tenant (merges, metrics). */
@@ -324,7 +324,12 @@ function checkAutoEmbed(settings: IndexRecord['settings']): void {
   }
 }
 
-export function describe(index: SearchIndex): IndexDefinition {
+/**
+ * An index as the API answers it. `sizes` (default true, the HTTP answers) adds `stats.bytes` and
+ * `stats.sizes`, measured by walking the index's key ranges (index-size.ts); the search service's
+ * `get`/`indexes`, which other plugins call on their write paths (bulk, per batch), leave it out.
+ */
+export function describe(index: SearchIndex, options: { sizes?: boolean } = {}): IndexDefinition {
   const r = index.record;
   let deleted = 0;
   for (const s of index.segments) deleted += s.deletedCount;
@@ -341,7 +346,7 @@ export function describe(index: SearchIndex): IndexDefinition {
       fields: Object.keys(r.mappings).length,
       ...graphStats(index),
       ...embedderStats(index),
-      ...index.extraStats(),
+      ...index.extraStats({ sizes: options.sizes ?? true }),
     },
   };
 }

@@ -55,7 +55,7 @@ export class SearchIndex {
   record: IndexRecord;
   segments: readonly LoadedSegment[] = [];
   /** Statistics the plugin adds to `describe` (set by the engine). */
-  extraStats: () => Record<string, unknown> = () => ({});
+  extraStats: (options: { sizes: boolean }) => Record<string, unknown> = () => ({});
   /**
    * id -> live location, rebuilt at load from the ids every segment already holds: upserts find
    * the version they replace without a read from the store, and merges rewrite no location rows.

@@ -150,11 +150,11 @@ describe('corpus-lsa-v1 over HTTP', () => {
   it('keeps answering other requests while it trains', async () => {
     const t = await createTestApp(manifest);
     const base = `${t.url()}/v1/indexes`;
-    // 600 documents over a 3,000-word vocabulary at rank 256: a training of a second or more.
+    // 2,400 documents over a 3,000-word vocabulary: a training of a second or more.
     let seed = 3;
     const rand = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const word = (): string => `w${Math.floor(rand() * rand() * 3000).toString(36)}x`;
-    const many = Array.from({ length: 600 }, (_, i) => ({ id: `m${i}`, text: Array.from({ length: 40 }, word).join(' ') }));
+    const many = Array.from({ length: 2400 }, (_, i) => ({ id: `m${i}`, text: Array.from({ length: 40 }, word).join(' ') }));
     await postJson(base, {
       name: 'big',
       mappings: { text: { type: 'text' } },
@@ -167,7 +167,7 @@ describe('corpus-lsa-v1 over HTTP', () => {
     const health = await fetch(`${t.url()}/health`);
     const answeredAt = Date.now();
     expect(health.status).toBe(200);
-    expect((await training).index.stats.embedder).toMatchObject({ trained: true, docs: 600 });
+    expect((await training).index.stats.embedder).toMatchObject({ trained: true, docs: 2400 });
     // A training that held the event loop would have kept /health waiting until it finished.
     const finished = t.logs.find((l) => l.msg === 'embedder model trained')!;
     expect(finished.ms as number).toBeGreaterThan(500);
