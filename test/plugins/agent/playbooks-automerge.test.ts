@@ -6,6 +6,7 @@ import { git, gitRaw, makeRepo, pythonProject, type Fixture } from './git-fixtur
 import { agentRuntime, until } from './playbooks-support.js';
 import { startProviderServer, type ChatScript, type ModelListServer } from './provider-server.js';
 import { eventsOf, startAgent, type AgentApp } from './support.js';
+import { waitForState } from './ticket-support.js';
 
 describe('auto-merge of proposed pull requests and progress comments', () => {
   let t: AgentApp;
@@ -75,7 +76,9 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
       forge: { baseUrl: forge.url },
       workspaces: { refreshSeconds: 0 },
     });
-    await t.call('POST', '/api/v1/playbooks/config', { autoMerge: { enabled: true, requiredLabels: ['agent'] } });
+    // Progress comments on `testing` only: the story's real ticket job fails at triage (no provider key is
+    // configured), and its own `triaging`/`failed` comments would interleave with the events appended here.
+    await t.call('POST', '/api/v1/playbooks/config', { autoMerge: { enabled: true, requiredLabels: ['agent'] }, autoComment: { states: ['testing'] } });
   });
   afterAll(async () => {
     await t.stop();
@@ -97,6 +100,8 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
     );
     expect(started.status).toBe(202);
     const jobId = started.body.jobId as string;
+    // The real pipeline ran the job: one record, failed at triage without a provider key.
+    expect((await waitForState(t, jobId, ['failed'])).error.code).toBe('provider_not_configured');
     await agentRuntime(t).events.append(
       'ticket.state',
       { jobId, state: 'testing', previous: 'patching', note: 'running pytest' },
