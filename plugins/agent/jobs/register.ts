@@ -57,10 +57,7 @@ export function registerTickets(ctx: PluginContext<AgentOptions>, d: TicketDeps)
   });
   ctx.jobs.define<TicketJobInput>(
     'ticket',
-    d.deadLetters.guard(
-      d.offload ? offloadedTickets(store, d.offload, runner.handle) : runner.handle,
-      (job) => runner.deadLetterDetails(job),
-    ),
+    d.deadLetters.guard(d.offload ? offloadedTickets(store, d.offload, runner.handle) : runner.handle, (job) => runner.deadLetterDetails(job)),
     { concurrency: o.concurrency, timeoutMs: o.timeoutMs, onInterrupt: 'retry' },
   );
   setTicketIntake(ctx, { store, repositoryExists: (repo) => d.repos.known(repo) });

@@ -14,7 +14,12 @@ const lines = (text) =>
 /** The form's values from a configuration (lists as one item a line, numbers as text). */
 function formOf(c) {
   return {
-    listener: { ...c.listener, labels: c.listener.labels.join('\n'), assignees: c.listener.assignees.join('\n'), repositories: c.listener.repositories.join('\n') },
+    listener: {
+      ...c.listener,
+      labels: c.listener.labels.join('\n'),
+      assignees: c.listener.assignees.join('\n'),
+      repositories: c.listener.repositories.join('\n'),
+    },
     autoComment: { ...c.autoComment },
     autoMerge: {
       ...c.autoMerge,
@@ -120,7 +125,13 @@ export function PlaybookSettings() {
               <legend>Issue listener: which stories start a ticket job</legend>
               <${Checkbox} label="Listen to tracker events" checked=${form.listener.enabled} onChange=${set('listener', 'enabled')} />
               <${Choices} legend="Events" all=${events} value=${form.listener.events} onChange=${set('listener', 'events')} />
-              <${TextArea} label="Labels (one a line; none: any)" rows=${3} value=${form.listener.labels} onInput=${set('listener', 'labels')} error=${errs['listener.labels']} />
+              <${TextArea}
+                label="Labels (one a line; none: any)"
+                rows=${3}
+                value=${form.listener.labels}
+                onInput=${set('listener', 'labels')}
+                error=${errs['listener.labels']}
+              />
               <${TextArea}
                 label="Assignees (one a line; none: any)"
                 rows=${3}
@@ -139,7 +150,13 @@ export function PlaybookSettings() {
             <fieldset>
               <legend>Auto-commenting on the ticket</legend>
               <${Checkbox} label="Post progress comments" checked=${form.autoComment.enabled} onChange=${set('autoComment', 'enabled')} />
-              <${Choices} legend="States that post a comment" all=${states} value=${form.autoComment.states} onChange=${set('autoComment', 'states')} label=${stateLabel} />
+              <${Choices}
+                legend="States that post a comment"
+                all=${states}
+                value=${form.autoComment.states}
+                onChange=${set('autoComment', 'states')}
+                label=${stateLabel}
+              />
               <${Checkbox} label="Post the pull request's link" checked=${form.autoComment.pullRequest} onChange=${set('autoComment', 'pullRequest')} />
               <${Checkbox} label="Post the auto-merge decision" checked=${form.autoComment.mergeDecision} onChange=${set('autoComment', 'mergeDecision')} />
             </fieldset>
@@ -155,7 +172,13 @@ export function PlaybookSettings() {
                 onInput=${set('autoMerge', 'maxChangedLines')}
                 error=${errs['autoMerge.maxChangedLines']}
               />
-              <${Input} label="Most files" inputmode="numeric" value=${form.autoMerge.maxFiles} onInput=${set('autoMerge', 'maxFiles')} error=${errs['autoMerge.maxFiles']} />
+              <${Input}
+                label="Most files"
+                inputmode="numeric"
+                value=${form.autoMerge.maxFiles}
+                onInput=${set('autoMerge', 'maxFiles')}
+                error=${errs['autoMerge.maxFiles']}
+              />
               <${TextArea}
                 label="Protected paths (globs, one a line: never merged automatically)"
                 rows=${5}

@@ -113,7 +113,7 @@ describe.skipIf(!hasChromium)('agent console jobs screens against the real ticke
     await page.getByText(/Answers sent for .*punctuation: the job is /).waitFor();
 
     const done = await waitForState(t, jobId, ['completed', 'failed']);
-    expect(statesOf(done)).toEqual(['queued', 'triaging', 'awaiting_clarification', 'planning', 'patching', 'testing', 'proposing', 'completed']);
+    expect(statesOf(done)).toEqual(['queued', 'triaging', 'awaiting_clarification', 'queued', 'planning', 'patching', 'testing', 'proposing', 'completed']);
     expect(done.answers).toEqual([
       { questionId: 'punctuation', choiceId: 'drop' },
       { questionId: 'notes', text: 'Trim <b>dashes</b> at the ends' },
@@ -129,16 +129,22 @@ describe.skipIf(!hasChromium)('agent console jobs screens against the real ticke
     expect(await pr.getAttribute('href')).toBe(done.pullRequest.url);
     expect(done.pullRequest.url).toContain(forge.url);
     await page.locator('.meta-line').getByText('completed', { exact: true }).waitFor();
-    await page.getByRole('region', { name: 'Diff' }).getByRole('table', { name: /lib\/slug\.mjs: old version on the left/ }).waitFor();
-    expect(await page.getByLabel('Test output', { exact: true }).innerText()).toBe(done.tests.output.trimEnd());
-    await page.getByText('node --test', { exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'Diff' })
+      .getByRole('table', { name: /lib\/slug\.mjs: old version on the left/ })
+      .waitFor();
+    expect(await page.getByLabel('Test output', { exact: true }).innerText()).toBe(done.tests.output);
+    // The command (an argv array in the API) as one line: for the job's tests and for each attempt's.
+    expect(await page.getByText('node --test', { exact: true }).count()).toBe(1 + done.attempts.length);
     expect(await page.locator('main img, main script, main b').count()).toBe(0);
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, '21-pipeline-job');
 
-    await page.getByRole('link', { name: 'Jobs' }).click();
-    await column('completed').getByRole('link', { name: `Pull request #${done.pullRequest.number}` }).waitFor();
+    await page.getByRole('navigation').getByRole('link', { name: 'Jobs', exact: true }).click();
+    await column('completed')
+      .getByRole('link', { name: `Pull request #${done.pullRequest.number}` })
+      .waitFor();
     expect(problems).toEqual([]);
   });
 });

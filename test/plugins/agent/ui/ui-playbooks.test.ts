@@ -52,7 +52,14 @@ describe.skipIf(!hasChromium)('agent console playbook configuration in Chromium'
     const repoField = f.getByLabel('Repositories (owner/repo patterns, one a line; none: any)');
     const describedBy = async (field: typeof repoField) => {
       const ids = (await field.getAttribute('aria-describedby')) ?? '';
-      return (await Promise.all(ids.split(' ').filter(Boolean).map((id) => page.locator(`#${id}`).innerText()))).join(' ');
+      return (
+        await Promise.all(
+          ids
+            .split(' ')
+            .filter(Boolean)
+            .map((id) => page.locator(`#${id}`).innerText()),
+        )
+      ).join(' ');
     };
     expect(await describedBy(repoField)).toContain('line 2: expected owner/repo');
     expect(await describedBy(f.getByLabel('Most changed lines'))).toMatch(/>=1|at least 1|too small/i);
@@ -75,7 +82,13 @@ describe.skipIf(!hasChromium)('agent console playbook configuration in Chromium'
     await page.getByText('Playbook configuration saved.').waitFor();
     const { config, defaults } = (await t.call('GET', '/api/v1/playbooks/config')).body;
     expect(defaults).toBe(false);
-    expect(config.listener).toEqual({ enabled: true, events: ['assigned', 'labeled', 'opened'], labels: ['agent', '<b>fix-me</b>'], assignees: [], repositories: ['acme/*', 'widgets/api'] });
+    expect(config.listener).toEqual({
+      enabled: true,
+      events: ['assigned', 'labeled', 'opened'],
+      labels: ['agent', '<b>fix-me</b>'],
+      assignees: [],
+      repositories: ['acme/*', 'widgets/api'],
+    });
     expect(config.autoComment.states).toEqual(['awaiting_clarification', 'testing', 'completed', 'failed', 'cancelled']);
     expect(config.autoMerge).toMatchObject({ enabled: true, maxChangedLines: 120, method: 'rebase', requiredLabels: ['safe-to-merge'] });
     // A reload shows what was saved, the markup in a label as text.
