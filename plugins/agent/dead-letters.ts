@@ -76,7 +76,14 @@ export class DeadLetters {
 
   /** Follows the event log's `job.failed` entries (call once, at start). */
   listen(): () => void {
-    return this.events.subscribe((event) => void this.quarantine(event), { types: ['job.failed'] });
+    return this.events.subscribe(
+      (event) =>
+        void this.quarantine(event).catch((err: Error) => {
+          // A job failing while the service stops may find the event log closed: its failure stays in the job record.
+          if (!/ is closed/.test(err.message)) throw err;
+        }),
+      { types: ['job.failed'] },
+    );
   }
 
   private async quarantine(event: LoggedEvent): Promise<void> {

@@ -86,7 +86,9 @@ export function setupPart2(
     providerConfig: models.providerConfig,
     ...(forge ? { forge: forge.client } : {}),
   });
+  const offload = setupWorkers(ctx);
   registerTickets(ctx, {
+    offload,
     gateway: models.gateway,
     config: models.providerConfig,
     budgets: models.budgets,
@@ -96,7 +98,7 @@ export function setupPart2(
     sandbox,
     forge: forge?.client,
   });
-  return { offload: setupWorkers(ctx) };
+  return { offload };
 }
 
 /** The permissions part 2's routes declare. */

@@ -8,7 +8,9 @@ import type { AgentOptions } from '../options.js';
 import type { ProviderConfig } from '../provider-config.js';
 import type { Repositories } from '../repos/repositories.js';
 import type { Sandbox } from '../sandbox/run.js';
+import type { Offload } from '../worker/offload.js';
 import { AgentModel } from './model.js';
+import { offloadedTickets } from './offloaded.js';
 import { registerRemediateRoute } from './remediate-route.js';
 import { registerTicketRoutes } from './routes.js';
 import { TicketRunner } from './runner.js';
@@ -24,6 +26,8 @@ export interface TicketDeps {
   graphs: CodeGraphStore;
   sandbox: Sandbox;
   forge?: ForgeClient | undefined;
+  /** Hands jobs of the `workers.tiers` to `tessera worker` processes. */
+  offload?: Offload;
 }
 
 /** The permissions of ticket jobs. */
@@ -53,7 +57,7 @@ export function registerTickets(ctx: PluginContext<AgentOptions>, d: TicketDeps)
   });
   ctx.jobs.define<TicketJobInput>(
     'ticket',
-    d.deadLetters.guard(runner.handle, (job) => runner.deadLetterDetails(job)),
+    d.deadLetters.guard(d.offload ? offloadedTickets(store, d.offload, runner.handle) : runner.handle, (job) => runner.deadLetterDetails(job)),
     { concurrency: o.concurrency, timeoutMs: o.timeoutMs, onInterrupt: 'retry' },
   );
   setTicketIntake(ctx, { store, repositoryExists: (repo) => d.repos.known(repo) });

@@ -208,6 +208,14 @@ export class TicketStore {
     return { record: this.get(tenant, id)!, created };
   }
 
+  /** Writes a record made elsewhere (a worker adopting the service's record from the shared queue) with its ticket index. */
+  async adopt(r: TicketJob): Promise<void> {
+    await this.db.transaction(() => {
+      void this.db.put([r.tenant, r.id], r);
+      void this.index.put([r.tenant, r.ticket.ticket_id], r.id);
+    });
+  }
+
   /** Saves a record; refuses (`TicketCancelled`) to overwrite one cancelled meanwhile by `POST /api/v1/jobs/{id}/cancel`. */
   async save(r: TicketJob): Promise<void> {
     r.updatedAt = new Date().toISOString();

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidJsonError, reply, z, type PluginContext } from 'tessera-runtime/plugin';
 import { errors } from '../errors.js';
 import type { AgentOptions } from '../options.js';
-import type { Repositories } from '../repos/repositories.js';
+import { submitTicket } from '../jobs/submit.js';
 import { playbookConfigPatch, type PlaybookConfigs } from './config.js';
 import { matchStory, normaliseStory, type Story } from './story.js';
 import type { TicketOrigins, WebhookSecrets } from './tracker.js';
@@ -28,7 +28,6 @@ export function ticketInput(story: Story, user?: string) {
 export interface PlaybookRouteDeps {
   configs: PlaybookConfigs;
   origins: TicketOrigins;
-  repos: Repositories;
   secrets: WebhookSecrets;
 }
 
@@ -135,19 +134,13 @@ function storyIngest(ctx: PluginContext<AgentOptions>, d: PlaybookRouteDeps) {
       );
       return { started: false, reason: verdict.reason, message: verdict.message, ticketId: story.ticketId };
     }
-    if (!(await d.repos.known(story.repo))) throw errors.repository_unknown({ repo: story.repo });
-    // Until the ticket pipeline's submitTicket is available here, the job is enqueued as the jobs contract says.
-    const jobs = ctx.jobs.tenant(tenant);
-    // A redelivered story answers the job its first delivery started. The tenant's own index is
-    // looked at first: the runtime's idempotency keys are per plugin, not per tenant, so two
-    // tenants with one ticket id would otherwise take each other's key.
-    const earlier = d.origins.jobOf(tenant, story.ticketId);
-    const before = Date.now();
-    const job = (earlier ? jobs.get(earlier) : undefined) ?? (await jobs.enqueue('ticket', ticketInput(story), { key: `ticket:${story.ticketId}` }));
-    const created = Date.parse(job.createdAt) >= before;
-    if (!d.origins.get(tenant, job.id)) {
+    // The same intake as POST /api/v1/tickets/webhook: one ticket record, one job per (tenant, ticket id),
+    // `repository_unknown` for a repository neither reposRoot nor the forge has.
+    const job = await submitTicket(ctx, tenant, ticketInput(story).ticket);
+    const created = job.created;
+    if (!d.origins.get(tenant, job.jobId)) {
       await d.origins.put(tenant, {
-        jobId: job.id,
+        jobId: job.jobId,
         ticketId: story.ticketId,
         repo: story.repo,
         source: story.source,
@@ -159,12 +152,12 @@ function storyIngest(ctx: PluginContext<AgentOptions>, d: PlaybookRouteDeps) {
     }
     await ctx.events.append(
       'playbooks.story_started',
-      { ticketId: story.ticketId, repo: story.repo, event: story.event, jobId: job.id, created, ...(delivery ? { delivery } : {}) },
-      { tenant, subject: job.id },
+      { ticketId: story.ticketId, repo: story.repo, event: story.event, jobId: job.jobId, created, ...(delivery ? { delivery } : {}) },
+      { tenant, subject: job.jobId },
     );
     return reply(202, {
       started: true,
-      jobId: job.id,
+      jobId: job.jobId,
       state: job.state,
       created,
       ticket: { ticket_id: story.ticketId, repo_name: story.repo, source: story.source, ...(story.issue ? { issue: story.issue } : {}) },

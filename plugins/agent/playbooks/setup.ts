@@ -36,7 +36,7 @@ export function setupPlaybooks(
     ...(d.gateway ? { gateway: d.gateway } : {}),
   };
   registerReviewRoute(ctx, { ...review, defaultModel: (tenant) => configs.get(tenant).review.model });
-  registerPlaybookRoutes(ctx, { configs, origins, repos: d.repos, secrets: new WebhookSecrets(ctx.store, d.secretBox) });
+  registerPlaybookRoutes(ctx, { configs, origins, secrets: new WebhookSecrets(ctx.store, d.secretBox) });
   const runner = new PlaybookRunner({
     store: ctx.store,
     events: ctx.events,

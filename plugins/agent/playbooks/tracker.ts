@@ -14,19 +14,12 @@ export interface TicketOrigin {
   startedAt: string;
 }
 
-/** `playbooks-tickets`: [tenant, jobId] -> origin; `playbooks-ticket-jobs`: [tenant, ticketId] -> jobId. */
+/** `playbooks-tickets`: [tenant, jobId] -> origin (the job itself is found by ticket id through the ticket store). */
 export class TicketOrigins {
   private readonly db;
-  private readonly byTicket;
 
   constructor(store: StoreNamespace) {
     this.db = store.db('playbooks-tickets');
-    this.byTicket = store.db('playbooks-ticket-jobs');
-  }
-
-  /** The job a story of this ticket started in this tenant, if any. */
-  jobOf(tenant: string, ticketId: string): string | undefined {
-    return this.byTicket.get([tenant, ticketId]) as string | undefined;
   }
 
   get(tenant: string, jobId: string): TicketOrigin | undefined {
@@ -35,7 +28,6 @@ export class TicketOrigins {
 
   async put(tenant: string, origin: TicketOrigin): Promise<void> {
     await this.db.put([tenant, origin.jobId], origin);
-    await this.byTicket.put([tenant, origin.ticketId], origin.jobId);
   }
 }
 

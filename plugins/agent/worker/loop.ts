@@ -66,11 +66,13 @@ export class WorkerLoop {
 
   private async work(item: WorkItem, stop: AbortSignal): Promise<void> {
     const jobs = this.jobs.tenant(item.tenant);
+    const recordId = (item.input as { snapshot?: { id?: string } } | null)?.snapshot?.id;
     const local = await jobs.enqueue(item.name, item.input, { key: `work:${item.id}:${item.attempts}` });
     this.log.info({ item: item.id, job: local.id, name: item.name, tier: item.tier, attempt: item.attempts }, 'worker claimed a job');
     const pending: Array<{ type: string; data: unknown }> = [];
     const unsubscribe = this.events.subscribe((e) => {
-      if (e.subject === local.id && !e.type.startsWith('job.')) pending.push(relayed(e, local.id, item.origin.jobId));
+      // The local job's events, and those of a record the item carries under the service's id (a ticket's `snapshot`).
+      if ((e.subject === local.id || e.subject === recordId) && !e.type.startsWith('job.')) pending.push(relayed(e, local.id, item.origin.jobId));
     });
     let lost = false;
     let cleanup = () => {};

@@ -75,7 +75,9 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
       forge: { baseUrl: forge.url },
       workspaces: { refreshSeconds: 0 },
     });
-    await t.call('POST', '/api/v1/playbooks/config', { autoMerge: { enabled: true, requiredLabels: ['agent'] } });
+    // Progress comments on `testing` only: the story's real ticket job fails at triage (no provider key is
+    // configured), and its own `triaging`/`failed` comments would interleave with the events appended here.
+    await t.call('POST', '/api/v1/playbooks/config', { autoMerge: { enabled: true, requiredLabels: ['agent'] }, autoComment: { states: ['testing'] } });
   });
   afterAll(async () => {
     await t.stop();
@@ -97,6 +99,8 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
     );
     expect(started.status).toBe(202);
     const jobId = started.body.jobId as string;
+    // The real pipeline holds the job's record (it fails at triage: no provider key is configured).
+    expect((await t.call('GET', `/api/v1/jobs/${jobId}`)).body.job).toMatchObject({ id: jobId, ticket: { ticket_id: 'acme/widget#7', source: 'story' } });
     await agentRuntime(t).events.append(
       'ticket.state',
       { jobId, state: 'testing', previous: 'patching', note: 'running pytest' },

@@ -130,7 +130,11 @@ describe('playbook configuration and the story webhook', () => {
       ticket: { ticket_id: 'acme/widget#7', repo_name: 'acme/widget', source: 'github', issue: 7 },
     });
     const job = agentRuntime(t).jobs.get(started.body.jobId)!;
-    expect(job).toMatchObject({ name: 'ticket', tenant: 'default', key: 'ticket:acme/widget#7', state: 'queued' });
+    expect(job).toMatchObject({ name: 'ticket', tenant: 'default', key: 'ticket:acme/widget#7' });
+    // The same intake as the ticket webhook: a ticket record the jobs API answers, from its first state.
+    const record = (await t.call('GET', `/api/v1/jobs/${started.body.jobId}`)).body.job;
+    expect(record).toMatchObject({ id: started.body.jobId, ticket: { ticket_id: 'acme/widget#7', repo_name: 'acme/widget', source: 'story' } });
+    expect(record.timeline[0].state).toBe('queued');
     expect(job.input).toEqual({
       ticket: {
         ticket_id: 'acme/widget#7',

@@ -76,7 +76,13 @@ describe('ticket jobs end to end: a JavaScript repository with node --test', () 
     await configureProvider(t);
     const replay = await t.call('POST', `/api/v1/telemetry/dlq/${record.id}/replay`);
     expect(replay.status).toBe(202);
-    const done = await waitForState(t, res.body.jobId, ['completed', 'failed']);
+    // The record stays `failed` until the replayed run starts, so wait for the replay's own end: a second final state.
+    let done: any;
+    for (let i = 0; i < 900; i++) {
+      done = await waitForState(t, res.body.jobId, ['completed', 'failed']);
+      if (done.timeline.length > 3) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(done.id).toBe(res.body.jobId);
     expect(statesOf(done)).toEqual(['queued', 'triaging', 'failed', 'queued', 'triaging', 'planning', 'patching', 'testing', 'proposing', 'completed']);
     expect(done.timeline[3].note).toBe(`replayed from dead letter ${record.id}`);

@@ -11,7 +11,8 @@ import { useBatched } from './live.js';
 function TestOutput({ tests, label }) {
   return html`<p>
       <${Badge} kind=${tests.passed ? 'good' : 'bad'}>${tests.passed ? 'passed' : 'failed'}<//> exit code ${tests.exitCode}
-      ${tests.command ? html` · <code>${tests.command}</code>` : null}
+      ${tests.command ? html` · <code>${Array.isArray(tests.command) ? tests.command.join(' ') : tests.command}</code>` : null}
+      ${tests.skipped ? html` · no test command was detected` : null}
     </p>
     <pre class="test-output" tabindex="0" aria-label=${label}>${tests.output}</pre>`;
 }

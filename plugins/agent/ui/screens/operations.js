@@ -3,10 +3,11 @@ import { Page } from '../lib/components.js';
 import { Circuits } from './circuits.js';
 import { DeadLetters } from './dead-letters.js';
 import { BudgetSettings, CacheStats } from './gateway-settings.js';
+import { PlaybookSettings } from './playbook-settings.js';
 
 /**
  * Operations: circuit breakers live, the dead-letter queue with replay, cache statistics and
- * clear, the token budget and engagement mode.
+ * clear, the token budget and engagement mode, the playbook configuration.
  */
 export default function Operations() {
   return html`<${Page} title="Operations">
@@ -16,5 +17,6 @@ export default function Operations() {
       <${CacheStats} />
       <${BudgetSettings} />
     </div>
+    <${PlaybookSettings} />
   <//>`;
 }

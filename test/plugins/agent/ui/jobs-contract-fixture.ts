@@ -2,12 +2,13 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 
 /**
- * CONTRACT FIXTURE, not the agent's job pipeline: a local server answering `/api/v1/jobs*` and the
- * `ticket.*` events of the telemetry SSE feed in exactly the shapes of the ticket-jobs contract
- * (docs/agent-api.md, "Ticket jobs"), and forwarding every other request (the console's page,
- * scripts and the rest of the API) to a real agent. It lets the console's Jobs and Clarifying
- * questions screens be driven in a browser before the pipeline is on this branch; the same screens
- * run against the real pipeline once it is.
+ * A FIXTURE, not the agent's job pipeline: a local server answering `/api/v1/jobs*` and the
+ * `ticket.*` events of the telemetry SSE feed in the shapes the real pipeline answers (`detailOf`
+ * in plugins/agent/jobs/ticket-store.ts: tokens a number, a test command an argv array), and
+ * forwarding every other request (the console's page, scripts and the rest of the API) to a real
+ * agent. It drives states the real pipeline reaches only slowly or by chance (several jobs in every
+ * column, a diff with markup, a refused answer); ui-jobs-pipeline.test.ts runs the same screens
+ * against the real pipeline.
  */
 
 export interface TimelineStep {
@@ -17,7 +18,7 @@ export interface TimelineStep {
   model?: string;
   tier?: number;
   costUsd?: number;
-  tokens?: unknown;
+  tokens?: number;
   note?: string;
 }
 
@@ -32,11 +33,21 @@ export interface FixtureJob {
   costUsd: number;
   pullRequest?: { number: number; url: string };
   timeline: TimelineStep[];
-  attempts: Array<{ n: number; diff: string; verified: boolean; verifyError?: string; tests?: { passed: boolean; exitCode: number; output: string } }>;
+  attempts: Array<{
+    n: number;
+    tier: number;
+    model: string | null;
+    diff: string;
+    verified: boolean;
+    verifyError?: string;
+    tests?: { passed: boolean; exitCode: number; output: string; command: string[] };
+    costUsd: number;
+    at: string;
+  }>;
   questions?: Array<{ id: string; question: string; choices: Array<{ id: string; label: string }>; allowFreeText: boolean }>;
   answers?: Array<{ questionId: string; choiceId?: string; text?: string }>;
   diff?: string;
-  tests?: { passed: boolean; exitCode: number; output: string; command: string };
+  tests?: { passed: boolean; exitCode: number | null; output: string; command: string[] };
   branch?: string;
   commit?: string;
   error?: { code: string; message: string };
