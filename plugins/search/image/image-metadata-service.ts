@@ -1,4 +1,4 @@
-import type { Database } from 'lmdb';
+import type { Database } from 'lmdb' with { 'resolution-mode': 'require' };
 import { defineToken, type TesseraError } from 'tessera-runtime/plugin';
 import { sha256, type AnalysisWarning, type ImageAnalyzer } from './image-analyzer.js';
 import { imageErrors } from './image-errors.js';

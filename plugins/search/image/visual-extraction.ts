@@ -1,4 +1,4 @@
-import type { Database } from 'lmdb';
+import type { Database } from 'lmdb' with { 'resolution-mode': 'require' };
 import { isTesseraError, type JobsService, type Logger } from 'tessera-runtime/plugin';
 import { valuesAtPath } from '../index/document-validation.js';
 import type { SearchEngine } from '../index/search-engine.js';
