@@ -88,7 +88,9 @@ describe.skipIf(!hasChromium)('workflow hub UI in Chromium', { timeout: 60_000 }
     const good = await editor.inputValue();
     // A step clicked in the drawing is selected in the JSON.
     await drawing.locator('g.dag-node[data-path="$.steps[1].branches[1][1]"]').click();
-    const selection = 'document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)';
+    const selection = 'document.activeElement.value?.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)';
+    // The editor takes focus and the selection after the drawing's click handler has run.
+    await expect.poll(() => page.evaluate(selection)).not.toBeUndefined();
     expect(JSON.parse((await page.evaluate(selection)) as string)).toEqual(orders.steps[1]!.branches![1]![1]);
     expect(JSON.parse(good)).toMatchObject({ name: 'orders', steps: orders.steps });
     // An attribute nobody supplies: the server's error lands on the value's line and outlines the step.
