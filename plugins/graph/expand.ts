@@ -1,7 +1,7 @@
-import type { QueryExpander, SearchService } from '../search/index.js';
+import type { QueryExpander, QueryExpansion, SearchService } from '../search/index.js';
 import { errors } from './errors.js';
 import type { GraphStore } from './graph-store.js';
-import { searchGraph } from './graph-search.js';
+import { searchGraph, type GraphSearchResult } from './graph-search.js';
 import type { Mentions } from './mentions.js';
 
 /** An expanded term's weight beside a word of `q` (docs/graph.md, "Graph-boosted search"). */
@@ -29,9 +29,14 @@ export function graphExpander(deps: { search: SearchService; graphs: GraphStore;
         mentions: (id) => mentions.documentsOf(tenant, index, id),
       },
     );
-    return {
-      terms: found.entities.flatMap((e) => [e.name, ...(e.aliases ?? [])].map((term) => ({ term, weight: graphTermWeight, source: e.name }))),
-      boostDocIds: found.relatedDocIds,
-    };
+    return expansionOf(found);
+  };
+}
+
+/** A graph search's answer as a query expansion: every entity's name and aliases, its related documents. */
+export function expansionOf(found: GraphSearchResult): QueryExpansion {
+  return {
+    terms: found.entities.flatMap((e) => [e.name, ...(e.aliases ?? [])].map((term) => ({ term, weight: graphTermWeight, source: e.name }))),
+    boostDocIds: found.relatedDocIds,
   };
 }
