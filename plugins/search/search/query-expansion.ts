@@ -25,7 +25,7 @@ export interface QueryExpansion {
 
 export type QueryExpander = (tenant: string, index: string, q: string) => Promise<QueryExpansion>;
 
-/** A related document's score is multiplied by this (a bounded boost: it can at most pass documents within half its score). */
+/** A related document's score is multiplied by this (a bounded boost: it passes documents scoring up to 1.5 times its own, no more). */
 export const relatedBoost = 1.5;
 /** Terms one expansion adds at most (the rest, in the expander's order, are dropped). */
 export const maxExpansionTerms = 64;
