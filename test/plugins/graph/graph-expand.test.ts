@@ -37,7 +37,11 @@ describe.skipIf(!wordnetAvailable())('graph-boosted search: expand "graph" over 
     synsets = loadWordnet({ stride: 40 });
     dataDir = tempDir();
     t = await createTestApp(manifest, { dataDir });
-    await call('POST', `${t.url()}/v1/indexes`, { name: 'glosses', mappings: { text: { type: 'text' } } });
+    await call('POST', `${t.url()}/v1/indexes`, {
+      name: 'glosses',
+      mappings: { text: { type: 'text' } },
+      settings: { autoEmbed: true, vectorDimensions: 64 },
+    });
     await call(
       'POST',
       `${index()}/documents`,
@@ -82,6 +86,16 @@ describe.skipIf(!wordnetAvailable())('graph-boosted search: expand "graph" over 
     expect(hit.score).toBeCloseTo(direct.score * 0.3 * 1.5, 4);
     // Every hit came through the graph (q alone matches nothing), with the terms it holds.
     for (const h of expanded.body.hits) expect(h.explain.graph.terms.length).toBeGreaterThan(0);
+  });
+
+  it('applies to the keyword side of a hybrid search, with the graph beside the fusion in explain', async () => {
+    const { synset, query, through } = target;
+    const { status, body } = await search({ q: query, mode: 'hybrid', expand: 'graph', explain: true, size: 50 });
+    expect(status).toBe(200);
+    const hit = body.hits.find((h: { id: string }) => h.id === synset.id);
+    expect(hit.explain.graph).toEqual({ terms: expect.arrayContaining([through]), boosted: true, entities: expect.arrayContaining([lemmas(synset)[0]]) });
+    expect(hit.explain.fusion).toBe('convex');
+    expect(hit.explain.keyword.rank).toBeGreaterThan(0);
   });
 
   it('weighs an expanded term at 0.3 of the same word written in q', async () => {
