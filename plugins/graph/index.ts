@@ -1,6 +1,7 @@
 import { definePlugin } from 'tessera-runtime/plugin';
 import { AUTOCOMPLETE_SERVICE, SEARCH_SERVICE } from '../search/index.js';
 import { errors } from './errors.js';
+import { graphExpander } from './expand.js';
 import { GraphStore } from './graph-store.js';
 import { MentionLinker } from './linker.js';
 import { Mentions } from './mentions.js';
@@ -40,6 +41,7 @@ export default definePlugin({
       dictionary: ({ tenant, index }) =>
         search.get(tenant, index)?.settings['enableKnowledgeGraph'] === false ? undefined : graphs.graph(tenant, index).names,
     });
+    search.registerExpander('graph', graphExpander({ search, graphs, mentions }));
     registerRoutes(ctx, { search, graphs, mentions, linker });
   },
 });

@@ -33,7 +33,7 @@ export function createSearchService(engine: SearchEngine, kernels: () => KernelR
     },
     async search(tenant, name, query: SearchRequest): Promise<SearchResponse> {
       const body = validate(searchQuerySchema, query, 'search query');
-      const { total, tookMs, hits } = await runSearch(engine.get(tenant, name), kernels(), body);
+      const { total, tookMs, hits } = await runSearch(engine.get(tenant, name), kernels(), body, { expanders: engine.expanders });
       return { total, tookMs, hits: hits as SearchResponse['hits'] };
     },
     upsert: (tenant, name, documents) => engine.get(tenant, name).upsert(documents),
@@ -51,6 +51,7 @@ export function createSearchService(engine: SearchEngine, kernels: () => KernelR
     },
     writer: (tenant, name, options = {}) => new ServiceBatchWriter(service, tenant, name, options.batchDocs ?? 1000),
     on: (event, handler) => engine.on(event, handler),
+    registerExpander: (name, expander) => engine.expanders.register(name, expander),
     visualTerms: (tenant, name, options = {}) => (engine.has(tenant, name) ? visualTerms(engine.get(tenant, name), options) : []),
   };
   return service;

@@ -1,3 +1,7 @@
+import type { QueryExpander } from './search/query-expansion.js';
+
+export type { QueryExpander, QueryExpansion } from './search/query-expansion.js';
+
 /**
  * What other plugins see of the search engine (`SEARCH_SERVICE` from `plugins/search/index.ts`): a
  * narrow interface with events, never the engine's classes. Graph, autocomplete, crawler, scanner,
@@ -95,6 +99,12 @@ export interface SearchService {
   documentIds(tenant: string, name: string): string[];
   writer(tenant: string, name: string, options?: { batchDocs?: number }): BatchWriter;
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void;
+  /**
+   * Offers `expand: "<name>"` on keyword and hybrid searches of every index (the graph plugin
+   * registers `graph`): the expander answers terms to add at a lower weight and related documents
+   * to boost (docs/search-query.md, "Query expansion"). Returns a function that unregisters it.
+   */
+  registerExpander(name: string, expander: QueryExpander): () => void;
   /**
    * The index's visual terms (from image fields' `_visual`): colours, motifs and visual tags with
    * the number of live documents holding each, most frequent first; `prefix` matches the start of

@@ -200,6 +200,7 @@ export function registerRoutes(ctx: PluginContext<SearchOptions>, engine: () => 
     handler: async ({ params, body, tenant, principal }) => {
       const result = await runSearch(engine().get(tenant, params.name!), ctx.kernels, withTokenFilter(principal, params.name!, body), {
         timeoutMs: ctx.config.searchTimeoutMs,
+        expanders: engine().expanders,
       });
       hooks.searched?.(tenant, params.name!, body.q, result.total);
       return result;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { QueryExpanders } from '../search/query-expansion.js';
 import type { Logger } from 'pino';
 import type { KernelRunner } from 'tessera-runtime/kernels';
 import { ConflictError, InputError, NotFoundError, type StoreNamespace } from 'tessera-runtime/plugin';
@@ -68,6 +69,8 @@ export class SearchEngine {
   private readonly embedders: EmbedderCatalog;
   private readonly reindexes: ReindexRunner;
   /** More of an index's `stats` (the plugin adds visual extraction's progress). */
+  /** The query expanders other plugins registered (`expand` on a search; search/query-expansion.ts). */
+  readonly expanders = new QueryExpanders();
   indexStats: (tenant: string, name: string, index: SearchIndex, options: { sizes: boolean }) => Record<string, unknown> = () => ({});
 
   on<K extends keyof SearchEvents>(event: K, handler: (payload: SearchEvents[K]) => void): () => void {

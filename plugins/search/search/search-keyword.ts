@@ -1,7 +1,7 @@
 import type { Deadline } from './deadline.js';
 import { lookup } from '../index/segment.js';
 import type { Bm25Segment, Bm25Term, KernelRunner, PostingsBlock, BitsetBlock } from 'tessera-runtime/kernels';
-import { andInPlace, andNotInPlace, fullSet, members, popcount, type Bitset } from '../index/bitset.js';
+import { andInPlace, andNotInPlace, emptySet, fullSet, has, members, orInPlace, popcount, type Bitset } from '../index/bitset.js';
 import { fieldValues } from '../index/field-path.js';
 import { evaluateFilter, type FilterNode } from '../query/filter.js';
 import type { Ranked } from './fetch.js';
@@ -12,6 +12,7 @@ import { keywordSortColumn, READ_SOURCE, sortKeyOf, sourceSortColumn, type SortK
 import type { LoadedSegment } from '../index/loaded-segment.js';
 import type { SearchIndex } from '../index/search-index.js';
 import { checkComplexity, type TextQuery } from './text-query.js';
+import { relatedBoost } from './query-expansion.js';
 
 export type { Hit } from './fetch.js';
 
@@ -36,6 +37,13 @@ export interface KeywordRanking {
   filter?: FilterNode;
 }
 
+/** Per document ranked with an expansion: the expansion's terms it holds, their sources, and whether it was boosted as related. */
+export interface ExpansionMatch {
+  terms: string[];
+  boosted: boolean;
+  entities: string[];
+}
+
 export const fieldScorings = ['bm25f', 'sum', 'best'] as const;
 export type FieldScoring = (typeof fieldScorings)[number];
 
@@ -56,17 +64,28 @@ export async function rankKeyword(
   text: TextQuery,
   options: KeywordRanking,
   want: number,
-): Promise<{ total: number; ranked: Ranked[] }> {
-  const { fields, ast, leaves, repeats } = text;
+): Promise<{ total: number; ranked: Ranked[]; expansion?: Map<string, ExpansionMatch> }> {
+  const { fields, ast, repeats, expansion } = text;
+  // An expansion's leaves follow the query's, weighted below them (query-expansion.ts).
+  const leaves = expansion ? [...text.leaves, ...expansion.leaves] : text.leaves;
+  const own = text.leaves.length;
   const segments = index.segments;
   checkComplexity(ast);
   if (index.docCount === 0 || segments.length === 0) return { total: 0, ranked: [] };
 
   const scope = { fields: fields.map((f) => f.field) };
-  const qtf = (t: number): number => (options.queryTermFrequency === false ? 1 : repeats[t]!);
+  const qtf = (t: number): number => (t >= own ? expansion!.weights[t - own]! : options.queryTermFrequency === false ? 1 : repeats[t]!);
   const fieldScoring: FieldScoring = fields.length > 1 ? (options.fieldScoring ?? 'bm25f') : 'sum';
   const flat: Extract<QueryNode, { type: 'bool' }> | undefined =
-    ast.type === 'term' ? { type: 'bool', must: [], should: [ast], mustNot: [], minimumShouldMatch: 1 } : isFlatDisjunction(ast) ? ast : undefined;
+    expansion && expansion.leaves.length > 0
+      ? undefined
+      : ast.type === 'term'
+        ? { type: 'bool', must: [], should: [ast], mustNot: [], minimumShouldMatch: 1 }
+        : isFlatDisjunction(ast)
+          ? ast
+          : undefined;
+  // Per segment, per expansion leaf: the documents holding it (the match set's union and `explain`).
+  const expansionSets: Bitset[][] = [];
 
   // Collection statistics of these segments, shared with the embedders (collection-statistics.ts).
   const statistics = index.statistics();
@@ -100,6 +119,16 @@ export async function rankKeyword(
       let exact: Bitset | undefined;
       if (!flat) {
         exact = matchSet(ast, seg.data, scope, new Map(), options.deadline);
+        if (expansion) {
+          // What `q` matches, or what holds an expanded term and none of the words `q` excludes.
+          const sets = expansion.leaves.map((leaf) => matchSet(leaf, seg.data, scope, new Map(), options.deadline));
+          expansionSets.push(sets);
+          const any = sets.reduce((union, set) => orInPlace(union, set), emptySet(count));
+          if (ast.type === 'bool' && ast.mustNot.length > 0) {
+            andNotInPlace(any, matchSet({ type: 'bool', must: [], should: ast.mustNot, mustNot: [], minimumShouldMatch: 1 }, seg.data, scope));
+          }
+          orInPlace(exact, any);
+        }
         if (allowed) andInPlace(exact, allowed);
         exactTotal += popcount(exact);
       }
@@ -149,12 +178,14 @@ export async function rankKeyword(
 
     const sorting = options.sort !== undefined && options.sort.length > 0;
     const scoring = leaves.length > 0 && ast.type !== 'all';
+    // Related documents are boosted after scoring: every match is ranked, as for a sort.
+    const boosting = expansion !== undefined && expansion.boostDocIds.size > 0 && scoring;
     let ranked: Array<{ global: number; score: number }>;
     let total: number;
     if (scoring) {
       const result = await runner.bm25({
         segments: bm25Segments,
-        k: Math.max(1, sorting ? docsTotal : want),
+        k: Math.max(1, sorting || boosting ? docsTotal : want),
         k1: index.record.settings.k1,
         b: index.record.settings.b,
         minimumShouldMatch: flat ? Math.max(1, flat.minimumShouldMatch) : 1,
@@ -179,9 +210,25 @@ export async function rankKeyword(
       return segments[s]!.data.ids[global - bases[s]!]!;
     };
     options.deadline?.check();
+    if (boosting) {
+      for (const r of ranked) if (expansion!.boostDocIds.has(idOf(r.global))) r.score *= relatedBoost;
+      if (!sorting) ranked.sort((a, b) => b.score - a.score || a.global - b.global);
+    }
     if (sorting) ranked = sortBy(index, ranked, segments, bases, options.sort!, options.deadline);
     options.deadline?.check();
-    return { total, ranked: ranked.slice(0, want).map(({ global, score }) => ({ id: idOf(global), score })) };
+    const page = ranked.slice(0, want).map(({ global, score }) => ({ id: idOf(global), score, global }));
+    if (!expansion) return { total, ranked: page.map(({ id, score }) => ({ id, score })) };
+    const matches = new Map<string, ExpansionMatch>();
+    for (const { id, global } of page) {
+      let s = segments.length - 1;
+      while (bases[s]! > global) s--;
+      const sets = expansionSets[s];
+      const held = expansion.leaves.flatMap((_, l) => (sets !== undefined && has(sets[l]!, global - bases[s]!) ? [l] : []));
+      const terms = [...new Set(held.map((l) => expansion.labels[l]!))];
+      const entities = [...new Set(held.flatMap((l) => expansion.sources[l] ?? []))];
+      matches.set(id, { terms, boosted: boosting && expansion.boostDocIds.has(id), entities });
+    }
+    return { total, ranked: page.map(({ id, score }) => ({ id, score })), expansion: matches };
   } finally {
     for (const block of temporary) runner.release(block);
   }

@@ -11,9 +11,10 @@ import { fetchHits, type Hit, type Ranked } from './fetch.js';
 import { compileProjection } from './projection.js';
 import { geoExtra, rankGeo, type GeoRanked, type GeoSpec } from './search-geo.js';
 import { fusions, fuse, type Fused, type FusionOptions } from './search-hybrid.js';
-import { fieldScorings, rankKeyword, type KeywordRanking } from './search-keyword.js';
+import { fieldScorings, rankKeyword, type ExpansionMatch, type KeywordRanking } from './search-keyword.js';
 import { rankByVector, type VectorSearchOptions } from './search-vector.js';
 import { highlighterFor, planTextQuery, type TextQuery, type TextQueryInput } from './text-query.js';
+import { planExpansion, type QueryExpanders, type QueryExpansion } from './query-expansion.js';
 
 const sortSchema = z
   .array(z.union([z.string().min(1), z.record(z.string(), z.enum(['asc', 'desc']))]))
@@ -55,6 +56,8 @@ export const searchQuerySchema = z.strictObject({
   /** `hybrid`: the semantic side's weight; left out, 0.3, or 0 for a lexical embedder (fusion.ts). */
   semanticRatio: z.number().min(0).max(1).optional(),
   explain: z.boolean().default(false),
+  /** `keyword` and `hybrid`: add a registered expander's terms and related documents (`graph`; query-expansion.ts). */
+  expand: z.string().min(1).max(64).optional(),
   /** Beam width of the HNSW search on indexes with `vectorIndex: hnsw` (default: the index's efSearch). */
   efSearch: z.number().int().min(1).max(10_000).optional(),
   /** Scan every vector even on an index with graphs (exact answers, for checking recall). */
@@ -84,7 +87,7 @@ export async function runSearch(
   index: SearchIndex,
   kernels: KernelRunner,
   body: SearchBody,
-  limits: { timeoutMs?: number } = {},
+  limits: { timeoutMs?: number; expanders?: QueryExpanders } = {},
 ): Promise<{ ok: true; total: number; tookMs: number; hits: unknown[] }> {
   const started = performance.now();
   const deadline = new Deadline(limits.timeoutMs ?? defaultSearchTimeoutMs);
@@ -113,6 +116,21 @@ export async function runSearch(
   const ratio =
     body.semanticRatio !== undefined ? { value: body.semanticRatio, source: 'request' as const } : defaultSemanticRatio(semanticSide ?? { lexical: false });
   if (body.sort) checkSort(body.sort, index.record.mappings);
+  let expansion: PhasedSearch['expansion'];
+  if (body.expand !== undefined) {
+    if (body.mode !== 'keyword' && body.mode !== 'hybrid') {
+      throw new InputError('validation_failed', `expand applies to keyword and hybrid searches, not "${body.mode}".`, {
+        details: { issues: [{ path: 'expand', message: 'only with mode keyword or hybrid' }] },
+      });
+    }
+    const expanders = limits.expanders;
+    if (!expanders)
+      throw new InputError('validation_failed', 'This server offers no query expansion.', {
+        details: { issues: [{ path: 'expand', message: 'no expanders' }] },
+      });
+    // Resolved even for an empty q, so a misspelt or disabled expansion is an error at once.
+    expansion = { name: body.expand, result: await expanders.expand(body.expand, index, body.q?.trim() ?? '') };
+  }
   const filter = body.filter === undefined ? undefined : parseFilter(body.filter, index.record.mappings);
   const result = await search(index, kernels, {
     ...body,
@@ -120,6 +138,7 @@ export async function runSearch(
     filter,
     deadline,
     semanticRatio: ratio.value,
+    ...(expansion ? { expansion } : {}),
     semanticRatioSource: { ...ratio, ...(semanticSide ? { embedder: semanticSide.embedder } : {}) },
   });
   return { ok: true, total: result.total, tookMs: Math.round((performance.now() - started) * 100) / 100, hits: result.hits };
@@ -140,6 +159,8 @@ export interface PhasedSearch extends TextQueryInput, KeywordRanking, VectorSear
   windowSize?: number;
   explain?: boolean;
   geo?: GeoSpec;
+  /** `expand`: what the named expander answered for `q`. */
+  expansion?: { name: string; result: QueryExpansion };
 }
 
 /**
@@ -157,6 +178,12 @@ export async function search(
   const want = from + size;
   // Query phase.
   const text: TextQuery | undefined = mode === 'semantic' || (mode === 'geo' && !request.q) ? undefined : planTextQuery(index, request);
+  if (text && request.expansion && (mode === 'keyword' || mode === 'hybrid')) {
+    text.expansion = planExpansion(index, request.expansion.name, request.expansion.result, text.fields, text.leaves);
+  }
+  // `explain` of an expanded search: per hit, under the expander's name, what came through it.
+  const expandedExplain = (matches: Map<string, ExpansionMatch> | undefined, r: Ranked): Record<string, unknown> =>
+    matches && text?.expansion ? { [text.expansion.name]: matches.get(r.id) ?? { terms: [], boosted: false, entities: [] } } : {};
   const projection = compileProjection(request.projection, request.select);
   // Ranking phase.
   let total: number;
@@ -166,6 +193,7 @@ export async function search(
     const keyword = await rankKeyword(index, runner, text!, request, want);
     ({ total } = keyword);
     page = keyword.ranked.slice(from);
+    if (request.explain && keyword.expansion) extra = (r) => ({ explain: expandedExplain(keyword.expansion, r) });
   } else if (mode === 'semantic') {
     const semantic = await rankByVector(index, runner, vectorOf(request), Math.max(1, want), filter, request);
     ({ total } = semantic);
@@ -183,7 +211,7 @@ export async function search(
     const fused = await fuse(runner, keyword.ranked, semantic.ranked, fusion, want);
     ({ total } = fused);
     page = fused.ranked.slice(from);
-    if (request.explain) extra = (r) => ({ explain: (r as Fused).explain });
+    if (request.explain) extra = (r) => ({ explain: { ...(r as Fused).explain, ...expandedExplain(keyword.expansion, r) } });
   } else {
     const geo = await rankGeo(index, runner, request.geo!, { text, filter });
     ({ total } = geo);

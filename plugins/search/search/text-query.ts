@@ -3,6 +3,7 @@ import type { SearchIndex } from '../index/search-index.js';
 import { positiveLeaves, type PhraseQuery, type QueryNode, type TermQuery } from '../query/query-ast.js';
 import { parseQuery } from '../query/query-parser.js';
 import { highlightDocument } from './highlight.js';
+import type { PlannedExpansion } from './query-expansion.js';
 
 /**
  * The query phase of a text query: `q` resolved against the index once per request (its fields,
@@ -17,6 +18,8 @@ export interface TextQuery {
   leaves: Array<TermQuery | PhraseQuery>;
   /** How many times each leaf was written in `q` (its query-term frequency). */
   repeats: number[];
+  /** `expand`: the expander's terms as optional leaves at their lower weights (query-expansion.ts). */
+  expansion?: PlannedExpansion;
 }
 
 export interface TextQueryInput {
@@ -84,7 +87,8 @@ function dedupeLeaves<T extends { type: string }>(all: T[]): { leaves: T[]; repe
 
 /** Highlights of the query's fields for the terms of its positive leaves (none: every hit gets `{}`). */
 export function highlighterFor(index: SearchIndex, text: TextQuery | undefined): (source: Record<string, unknown>) => Record<string, string[]> {
-  const terms = new Set((text?.leaves ?? []).flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
+  const leaves = [...(text?.leaves ?? []), ...(text?.expansion?.leaves ?? [])];
+  const terms = new Set(leaves.flatMap((l) => (l.type === 'term' ? [l.term] : l.terms)));
   if (!text || terms.size === 0 || text.fields.length === 0) return () => ({});
   const targets = text.fields.map(({ field }) => ({ field, analyzer: index.analyzerFor(field) }));
   return (source) => highlightDocument(source, targets, terms);
