@@ -7,6 +7,7 @@
 import type { JobsService, Logger } from 'tessera-runtime/plugin';
 import type { SearchEngine } from './search-engine.js';
 import type { SearchIndex } from './search-index.js';
+import { mergeSelection } from './segment-merge.js';
 import type { GraphBuildLabel, GraphBuildRunner, GraphBuildWork, ReindexProgress, ReindexRunner } from './runners.js';
 
 export const GRAPH_BUILD_JOB = 'graph-build';
@@ -64,6 +65,9 @@ export function searchJobs(deps: {
     try {
       const job = await jobs.enqueue<GraphBuildInput>(GRAPH_BUILD_JOB, { ...label, token }, { tenant: label.tenant });
       await jobs.wait(job.id);
+      // An HNSW index waits for its largest segment's graph before merging into it (segment-merge.ts).
+      const engine = deps.engine();
+      if (engine.has(label.tenant, label.index)) scheduleMerge(engine.get(label.tenant, label.index));
     } catch (err) {
       log.debug({ err, index: label.index, segment: label.segment }, 'vector graph build not queued');
     } finally {
@@ -133,7 +137,7 @@ export function searchJobs(deps: {
   const scheduleMerge = (index: SearchIndex): void => {
     scheduleTraining(index);
     const { tenant, uuid } = index.record;
-    if (merging.has(uuid) || index.segments.length <= deps.maxSegments()) return;
+    if (merging.has(uuid) || !mergeSelection(index.segments, deps.maxSegments(), 4)) return;
     merging.add(uuid);
     const input: MergeInput = { tenant, index: index.name, uuid };
     void jobs

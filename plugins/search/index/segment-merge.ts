@@ -210,9 +210,45 @@ function compactTerms(field: TextField, keep: boolean[]): TextField {
  * into one each time would be quadratic under a long ingest.
  */
 export function mergeSelection(segments: readonly LoadedSegment[], maxSegments: number, factor: number): LoadedSegment[] | undefined {
+  const absorbed = absorbSelection(segments);
+  if (absorbed) return absorbed;
   if (segments.length <= Math.max(maxSegments, 1)) return undefined;
   const bySize = [...segments].sort((a, b) => a.data.docCount - a.deletedCount - (b.data.docCount - b.deletedCount));
   return bySize.slice(0, Math.max(2, Math.min(factor, segments.length - maxSegments + 1)));
+}
+
+/**
+ * The share of the largest segment's live documents that the other segments must hold together
+ * before an HNSW index merges them all into the largest (see absorbSelection).
+ */
+export const ABSORB_RATIO = 1 / 8;
+
+const live = (s: LoadedSegment): number => s.data.docCount - s.deletedCount;
+
+/**
+ * The vector-aware part of the policy, for indexes with HNSW graphs. A query walks every
+ * segment's graph, and a walk costs about the same on 25,000 rows as on 200,000 (it grows with
+ * the log of the size), so 8 segments answer at about a quarter of one segment's rate. Such an
+ * index therefore merges everything into its largest segment as soon as the others together hold
+ * `ABSORB_RATIO` of its live documents, and that largest segment's graph is ready: the merge then
+ * starts from that graph (mergeOrder) and only inserts the others' rows.
+ *
+ * Cost, bounded: every absorption grows the largest segment by at least 1/8, so over an ingest of
+ * N documents the bytes rewritten total at most ~9N (plus the tiered merges of the small ones),
+ * and a row is inserted into a graph at most once per tiered merge it takes part in plus once
+ * when absorbed; the rows of the largest segment are never inserted again. A graph still building
+ * is waited for (the build's end schedules the next merge check), so no build is thrown away and
+ * redone from scratch. When the largest segment has deletions its graph cannot seed the merge, so
+ * absorbing means building the whole graph again: that waits until the others hold as many live
+ * documents as it does (the size doubles, so the rebuilds stay logarithmic).
+ */
+export function absorbSelection(segments: readonly LoadedSegment[]): LoadedSegment[] | undefined {
+  if (segments.length < 2 || !segments.some((s) => s.graph)) return undefined;
+  const largest = segments.reduce((a, b) => (live(b) > live(a) ? b : a));
+  if (largest.graph?.status === 'building') return undefined;
+  const rest = segments.reduce((sum, s) => (s === largest ? sum : sum + live(s)), 0);
+  const seedable = largest.deletedCount === 0 && largest.graph?.status === 'ready';
+  return rest >= live(largest) * (seedable ? ABSORB_RATIO : 1) ? [...segments] : undefined;
 }
 
 /**

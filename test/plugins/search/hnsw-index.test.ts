@@ -248,3 +248,62 @@ describe('vectorIndex hnsw across merges', () => {
     expect(res.hits[0].id).toBe('extra');
   });
 });
+
+describe('the merge policy of an HNSW index (default maxSegments 8)', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await createTestApp({ listeners: [{ name: 'search', port: 0, plugins: ['search'] }], plugins: { search: {} } });
+    base = `${t.url()}/v1/indexes`;
+    for (const [name, vectorIndex] of [
+      ['h', { type: 'hnsw', m: 8, efConstruction: 64 }],
+      ['f', { type: 'flat' }],
+    ] as const) {
+      expect((await postJson(base, { name, settings: { vectorDimensions: DIMS, vectorMetric: 'euclidean', vectorIndex } })).status).toBe(200);
+      // Four ordinary writes: four segments, each with its own graph at first.
+      for (let i = 0; i < 4; i++) {
+        const batch = docs.slice(i * 750, (i + 1) * 750).map(({ id, _vector }) => ({ id, _vector }));
+        expect((await json(await postJson(`${base}/${name}/documents`, batch))).errors).toEqual([]);
+      }
+    }
+  });
+  afterAll(() => t.stop());
+
+  const stats = async (name: string): Promise<any> => (await json(await fetch(`${base}/${name}`))).index.stats;
+  const truth = (q: number[]): string[] =>
+    docs
+      .map((d) => ({ id: d.id, s: l2(q, d._vector) }))
+      .sort((a, b) => a.s - b.s)
+      .slice(0, 10)
+      .map((d) => d.id);
+  const search = async (name: string, body: Record<string, unknown>): Promise<string[]> =>
+    (await json(await postJson(`${base}/${name}/search`, { mode: 'semantic', size: 10, select: ['id'], ...body }))).hits.map((h: { id: string }) => h.id);
+
+  it('ends with one segment whose graph started from the largest part, without a manual merge; a flat index keeps its four', async () => {
+    let s: any;
+    for (let i = 0; i < 600; i++) {
+      s = await stats('h');
+      if (s.segments === 1 && s.vectorIndex.ready === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(s.segments).toBe(1);
+    expect(s.vectorIndex).toEqual({ type: 'hnsw', segments: 1, ready: 1, failed: 0, inserted: 3000, total: 3000 });
+    // The last graph built is the merged one, and it reused a part's graph rather than starting over.
+    const merged = t.logs.filter((l) => l.msg === 'vector graph built' && l.index === 'h').at(-1)!;
+    expect(merged).toMatchObject({ nodes: 3000 });
+    expect(merged.reused).toBeGreaterThanOrEqual(750);
+    expect((await stats('f')).segments).toBe(4);
+  });
+
+  it('answers as before the merge: exact scans equal the true top 10, graph walks reach recall 0.95', async () => {
+    let hits = 0;
+    for (const q of queries) {
+      const expected = truth(q);
+      expect(await search('h', { vector: q, exact: true })).toEqual(expected);
+      expect(await search('f', { vector: q })).toEqual(expected);
+      const walked = await search('h', { vector: q, efSearch: 300 });
+      hits += walked.filter((id) => expected.includes(id)).length;
+    }
+    expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+});
