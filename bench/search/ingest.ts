@@ -32,6 +32,7 @@ const reps = Number(arg('reps') ?? 3);
 const only = arg('only')?.split(',');
 const wordnetLimit = arg('wordnet-limit') ? Number(arg('wordnet-limit')) : Infinity;
 const profileOnly = process.argv.includes('--profile-in-process');
+const child = arg('child');
 
 function emit(line: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -168,11 +169,27 @@ async function overHttpBulk(docs: BenchDoc[]): Promise<number> {
   }
 }
 
+/**
+ * The in-process build in a fresh node process (the collection loaded before the clock starts), so
+ * that no run finds the stemmer's memo or the JIT warmed by an earlier one: every build is a first build.
+ */
+function inChild(set: string, batch: number, autoEmbed: boolean): Promise<number> {
+  const argv = [fileURLToPath(import.meta.url), '--child', `${set}:${batch}:${autoEmbed ? 1 : 0}`];
+  if (Number.isFinite(wordnetLimit)) argv.push('--wordnet-limit', String(wordnetLimit));
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.on('exit', (code) => (code === 0 ? resolve((JSON.parse(out) as { ms: number }).ms) : reject(new Error(`in-process child exited with ${code}`))));
+  });
+}
+
+let current = '';
 const ENGINES: Array<{ name: string; run: (docs: BenchDoc[]) => Promise<number> }> = [
   { name: 'sqlite-fts5-porter', run: fts5 },
-  { name: 'tessera in-process (batches of 25,000)', run: (d) => inProcess(d, 25_000, false) },
-  { name: 'tessera in-process (batches of 1,000)', run: (d) => inProcess(d, 1000, false) },
-  { name: 'tessera in-process, autoEmbed on (batches of 1,000)', run: (d) => inProcess(d, 1000, true) },
+  { name: 'tessera in-process (batches of 25,000)', run: () => inChild(current, 25_000, false) },
+  { name: 'tessera in-process (batches of 1,000)', run: () => inChild(current, 1000, false) },
+  { name: 'tessera in-process, autoEmbed on (batches of 1,000)', run: () => inChild(current, 1000, true) },
   { name: 'tessera HTTP POST /documents (batches of 1,000)', run: overHttpDocuments },
   { name: 'tessera HTTP POST /v1/bulk (NDJSON stream)', run: overHttpBulk },
 ];
@@ -188,6 +205,12 @@ async function main(): Promise<void> {
     { name: 'wordnet', load: () => loadWordnet(wordnetLimit) },
     ...COLLECTIONS.map((c) => ({ name: c as string, load: async () => loadCollection(c).docs })),
   ];
+  if (child) {
+    const [name, batch, auto] = child.split(':');
+    const docs = await sets.find((s) => s.name === name)!.load();
+    emit({ ms: await inProcess(docs, Number(batch), auto === '1') });
+    return;
+  }
   if (profileOnly) {
     // For `node --cpu-prof`: the in-process build alone (batches of 1,000), a few times over.
     const docs = await sets.find((s) => s.name === (only?.[0] ?? 'wordnet'))!.load();
@@ -198,6 +221,7 @@ async function main(): Promise<void> {
   for (const set of sets) {
     if (only && !only.includes(set.name)) continue;
     const docs = await set.load();
+    current = set.name;
     const samples = new Map<string, number[]>(ENGINES.map((e) => [e.name, []]));
     // Interleaved repetitions, so load on the shared machine falls on every engine alike.
     for (let r = 0; r < reps; r++) {
