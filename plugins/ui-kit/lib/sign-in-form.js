@@ -1,7 +1,5 @@
-// The one sign-in of Tessera's browser UIs, used by the workflow hub and the agent console (the control plane keeps its
-// own screen module with the same fields): rbac's cookie session (`POST /hub/session`) with an API key or a user name and
-// password. The credential is sent once and never stored by the page; the HttpOnly cookie and the
-// CSRF token (kept in memory by api.js) carry the session.
+// The sign-in of every UI (the shell renders it): rbac's cookie session with an API key or a user
+// name and password. The credential is sent once, never stored; the cookie and CSRF token carry the session.
 import { html, useState } from './preact.js';
 import { request, setCsrfToken } from './api.js';
 import { Button, ErrorBox, Input, Notice, Select } from './components.js';

@@ -2,10 +2,7 @@
 import { html } from '../lib/preact.js';
 import { Badge } from '../lib/components.js';
 
-/** Whether the session may use `permission` (no rbac session on an open listener: the listener decides). */
-export function can(session, permission) {
-  return !session.permissions || session.permissions.includes(permission);
-}
+export { can } from '../lib/session.js';
 
 const kinds = { completed: 'good', passed: 'good', failed: 'bad', error: 'bad', rejected: 'bad', interrupted: 'warn', running: 'info' };
 

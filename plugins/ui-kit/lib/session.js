@@ -1,0 +1,70 @@
+// A UI's session: the listener's public info, rbac's cookie session and its CSRF token, sign-out.
+// docs/console.md, "Component foundation", says what a session holds.
+import { useEffect, useState } from './preact.js';
+import { onSignedOut, request, setCsrfToken } from './api.js';
+
+/** rbac's session at `signIn`: `{tenant, permissions}` (its CSRF token kept for writes), or null on 401. */
+export async function readSession(signIn) {
+  try {
+    const s = await request(signIn);
+    setCsrfToken(s.session ? s.session.csrfToken : null);
+    return { tenant: s.tenant, permissions: s.permissions };
+  } catch (e) {
+    if (e.status === 401) return null;
+    throw e;
+  }
+}
+
+/** The info route's answer and the session; `prepare(info)` runs beside the read, merged in once signed in. */
+export async function loadSession(infoUrl, prepare) {
+  const info = await request(infoUrl);
+  const extra = prepare
+    ? prepare(info).then(
+        (value) => ({ value }),
+        (error) => ({ error }),
+      )
+    : null;
+  const s = info.signIn ? await readSession(info.signIn) : null;
+  const session = { ...info, tenant: s && s.tenant, permissions: s ? s.permissions : null, signedIn: !info.auth || s !== null, hasSession: s !== null };
+  if (!session.signedIn || !extra) return session;
+  const answer = await extra;
+  if (answer.error) throw answer.error;
+  return { ...session, ...answer.value };
+}
+
+// Without rbac's session an open listener stays open; one that enforces auth asks for sign-in.
+function withoutSession(session) {
+  return { ...session, signedIn: !session.auth, hasSession: false, tenant: undefined, permissions: null };
+}
+
+/** Whether the session may use `permission` (without an rbac session the listener decides). */
+export function can(session, permission) {
+  return !session.permissions || session.permissions.includes(permission);
+}
+
+/** The session as state (undefined while loading); `refresh()` after sign-in; a 401 anywhere drops it. */
+export function useSession(infoUrl, prepare) {
+  const [session, setSession] = useState(undefined);
+  const [error, setError] = useState(null);
+  const refresh = () =>
+    loadSession(infoUrl, prepare).then(
+      (s) => {
+        setError(null);
+        setSession(s);
+      },
+      (e) => setError(e),
+    );
+  useEffect(() => {
+    refresh();
+    return onSignedOut(() => setSession((s) => s && withoutSession(s)));
+  }, []);
+  const signOut = async () => {
+    try {
+      await request(session.signIn, { method: 'DELETE' });
+    } finally {
+      setCsrfToken(null);
+      setSession(withoutSession(session));
+    }
+  };
+  return { session, error, refresh, signOut };
+}
