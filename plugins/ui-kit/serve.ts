@@ -9,8 +9,9 @@ export { uiHeaders } from './headers.js';
 
 /**
  * The foundation shared by Tessera's web UIs (the control plane on 3849, the workflow hub on 8787,
- * the agent console on 8000): one component library, one API client with the rbac cookie session,
- * one router and one stylesheet, served as ES modules with no build step.
+ * the agent console on 8000): one shell (session, sign-in, navigation, lazily loaded screens), one
+ * component library, one API client with the rbac cookie session, one router, one rbac panel and
+ * one stylesheet, served as ES modules with no build step.
  *
  * Not a plugin (no index file, so the loader does not list it): a module UI plugins import.
  * A UI plugin calls `serveUi(ctx, 'plugins/<name>/ui', import.meta.url)` last in its setup: it

@@ -292,6 +292,27 @@ describe.skipIf(!hasChromium)('control plane in Chromium', { timeout: 60_000 }, 
     expect(await page.getByTestId('new-secret').count()).toBe(0);
   });
 
+  it('adds a user with a password on the Keys screen and edits its roles', async () => {
+    await page.getByLabel('User name').fill('olga');
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByLabel('Password (optional, 12+ characters)').fill('console password one');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const users = page.getByRole('table', { name: 'Users of this tenant' });
+    const olga = users.getByRole('row').filter({ hasText: 'olga' });
+    await olga.waitFor();
+    expect(await olga.locator('td').allInnerTexts()).toEqual(['olga', 'viewer', 'set', 'enabled', expect.any(String), 'Edit']);
+    await page.getByRole('button', { name: 'Edit roles of olga' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roles of olga' });
+    await dialog.getByLabel('viewer', { exact: true }).uncheck();
+    await dialog.getByLabel('admin', { exact: true }).check();
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(() => olga.locator('td').nth(1).innerText()).toBe('admin');
+    const listed = await send(`${f.console}/hub/rbac/users?limit=200`, { headers: { 'x-api-key': f.adminKey! } });
+    expect(listed.body.users.find((u: { name: string }) => u.name === 'olga')).toMatchObject({ roles: ['admin'], disabled: false, hasPassword: true });
+  });
+
   it('is usable from the keyboard: a skip link first, then the screens, and focus on the new screen', async () => {
     await go('/fleet');
     await heading().filter({ hasText: 'Fleet' }).waitFor();
@@ -341,12 +362,7 @@ describe.skipIf(!hasChromium)('control plane in Chromium', { timeout: 60_000 }, 
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 
-  it('signs in with a user name and password an administrator set', async () => {
-    const created = await send(`${f.console}/hub/rbac/users`, {
-      headers: { 'x-api-key': f.adminKey! },
-      body: { name: 'olga', roles: ['admin'], password: 'console password one' },
-    });
-    expect(created.status).toBe(201);
+  it('signs in with the user name and password set on the Keys screen', async () => {
     await page.getByLabel('Sign in with').selectOption('password');
     await page.getByLabel('User name').fill('olga');
     await page.getByLabel('Password').fill('wrong password here');
