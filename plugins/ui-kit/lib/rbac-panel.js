@@ -102,7 +102,12 @@ export function RbacPanel({ session, url, title, roles = false }) {
   if (!session.hasSession)
     return html`<${Page} title=${title}
       ><${Notice}
-        >Users, roles and keys are rbac's and need a signed-in key: <${Link} href=${'/sign-in?next=' + encodeURIComponent(location.pathname)}>sign in<//>.<//
+        >Users, roles and keys are rbac's and need a signed-in
+        key${
+          session.signIn
+            ? html`: <${Link} href=${'/sign-in?next=' + encodeURIComponent(location.pathname)}>sign in<//>.`
+            : ', and this listener does not serve sign-in (rbac is not on it).'
+        }<//
       ><//
     >`;
   const revoke = async (k) => {
