@@ -1,9 +1,8 @@
-// A UI's session: the listener's public info, rbac's cookie session and its CSRF token, sign-out.
-// docs/console.md, "Component foundation", says what a session holds.
+// A UI's session (docs/console.md, "A new UI on the kit"): info route, rbac session, sign-out.
 import { useEffect, useState } from './preact.js';
 import { onSignedOut, request, setCsrfToken } from './api.js';
 
-/** rbac's session at `signIn`: `{tenant, permissions}` (its CSRF token kept for writes), or null on 401. */
+/** rbac's session at `signIn` (its CSRF token kept for writes), or null on 401. */
 export async function readSession(signIn) {
   try {
     const s = await request(signIn);
@@ -15,7 +14,6 @@ export async function readSession(signIn) {
   }
 }
 
-/** The info route's answer and the session; `prepare(info)` runs beside the read, merged in once signed in. */
 export async function loadSession(infoUrl, prepare) {
   const info = await request(infoUrl);
   const extra = prepare
@@ -32,17 +30,15 @@ export async function loadSession(infoUrl, prepare) {
   return { ...session, ...answer.value };
 }
 
-// Without rbac's session an open listener stays open; one that enforces auth asks for sign-in.
 function withoutSession(session) {
   return { ...session, signedIn: !session.auth, hasSession: false, tenant: undefined, permissions: null };
 }
 
-/** Whether the session may use `permission` (without an rbac session the listener decides). */
+/** Without an rbac session the listener decides. */
 export function can(session, permission) {
   return !session.permissions || session.permissions.includes(permission);
 }
 
-/** The session as state (undefined while loading); `refresh()` after sign-in; a 401 anywhere drops it. */
 export function useSession(infoUrl, prepare) {
   const [session, setSession] = useState(undefined);
   const [error, setError] = useState(null);

@@ -1,5 +1,4 @@
-// The shell of a web UI: session, sign-in, header and navigation, and lazily loaded screens.
-// An app's app.js is `startShell({...})`: docs/console.md, "Component foundation".
+// A UI's shell: session, sign-in, header, lazily loaded screens (docs/console.md, "A new UI on the kit").
 import { html, render, useEffect, useLayoutEffect, useState } from './preact.js';
 import { ErrorBox, Loading } from './components.js';
 import { Link, match, navigate, useLocation } from './router.js';
@@ -9,7 +8,6 @@ import { SignInForm } from './sign-in-form.js';
 const loaded = new Map();
 let initialScreen = true;
 
-/** Loads a screen's module once; renders it when ready. */
 function LazyScreen({ screen, params, session }) {
   const [mod, setMod] = useState(loaded.get(screen.path));
   const [error, setError] = useState(null);
@@ -48,7 +46,6 @@ function Shell({ app }) {
 
   useEffect(() => {
     if (!session) return;
-    // /sign-in stays open to a signed-in user only to offer an rbac session.
     const offersSignIn = session.signIn && !session.hasSession;
     if (!session.signedIn && loc.path !== '/sign-in') navigate('/sign-in?next=' + encodeURIComponent(loc.path + location.search), { replace: true });
     else if (session.signedIn && loc.path === '/') navigate(app.home, { replace: true });
@@ -91,7 +88,6 @@ function Shell({ app }) {
     </main>`;
 }
 
-/** Renders the UI `app` describes (name, info, screens, visible, home, signInTitle, listener, prepare, brand) in #app. */
 export function startShell(app) {
   // The address bar's screen loads beside the session.
   const first = route(app.screens, location.pathname).screen;
@@ -101,7 +97,6 @@ export function startShell(app) {
       () => undefined,
     );
   const root = document.getElementById('app');
-  // The static boot message is not Preact's: cleared before the first render.
   root.textContent = '';
   render(html`<${Shell} app=${app} />`, root);
 }

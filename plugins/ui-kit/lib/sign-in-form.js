@@ -1,5 +1,4 @@
-// The sign-in of every UI (the shell renders it): rbac's cookie session with an API key or a user
-// name and password. The credential is sent once, never stored; the cookie and CSRF token carry the session.
+// rbac's sign-in (API key, or user name and password), sent once and never stored by the page.
 import { html, useState } from './preact.js';
 import { request, setCsrfToken } from './api.js';
 import { Button, ErrorBox, Input, Notice, Select } from './components.js';
@@ -9,10 +8,7 @@ const methods = [
   { value: 'password', label: 'User name and password' },
 ];
 
-/**
- * `session.signIn` is the session URL (`/hub/session`), or null when the listener enforces auth
- * without serving sign-in; `listener` names where rbac must be added in that case.
- */
+/** `listener` names where rbac must be added when `session.signIn` is null. */
 export function SignInForm({ session, onSignedIn, title = 'Sign in to Tessera', listener = 'this' }) {
   const [method, setMethod] = useState('apiKey');
   const [apiKey, setApiKey] = useState('');
