@@ -43,7 +43,18 @@ describe('hub UI on an open listener (the default manifest)', { timeout: 60_000 
       expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
-    for (const p of ['/app.js', '/hub.css', '/lib/sign-in-form.js', '/lib/charts.js', '/lib/tar.js', '/vendor/standalone.module.js'])
+    for (const p of [
+      '/app.js',
+      '/hub.css',
+      '/lib/shell.js',
+      '/lib/session.js',
+      '/lib/sign-in-form.js',
+      '/lib/rbac-panel.js',
+      '/lib/rbac-forms.js',
+      '/lib/charts.js',
+      '/lib/tar.js',
+      '/vendor/standalone.module.js',
+    ])
       expect((await fetch(base + p)).status).toBe(200);
   });
 
