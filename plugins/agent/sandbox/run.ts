@@ -29,6 +29,8 @@ export interface TestRun {
   command: string[];
   exitCode: number | null;
   signal: string | null;
+  /** Set when the tests are TypeScript and ran with Tessera's loader (`node --import <loader> --test`; `command` shows `node --test`). */
+  typescript?: true;
   /** The limit that ended the run, if one did. */
   limit: 'time' | 'output' | null;
   output: string;
@@ -128,7 +130,7 @@ export class Sandbox {
           isolation,
         };
       }
-      return await this.exec(mode, isolation, runDir, repo, withLoader(detected, loader), o.signal, loader);
+      return await this.exec(mode, isolation, runDir, repo, detected, o.signal, loader);
     } finally {
       rmSync(runDir, { recursive: true, force: true });
     }
@@ -205,7 +207,9 @@ export class Sandbox {
     loader?: TsLoader,
   ): Promise<TestRun> {
     const { cfg } = this;
-    const argv = this.argv(mode, runDir, repo, cmd.argv, loader);
+    // The loader goes on the command line that runs; the run reports the repository's command
+    // (`node --test <files>`), not a path of the service's installation (it ends up in PR bodies).
+    const argv = this.argv(mode, runDir, repo, withLoader(cmd, loader).argv, loader);
     const env = { PATH, HOME: runDir, TMPDIR: path.join(runDir, 'tmp'), LANG: 'C.UTF-8', CI: 'true', NO_COLOR: '1', PYTHONDONTWRITEBYTECODE: '1' };
     // bwrap and unshare start as the service (they need to); a plain process starts as the run's uid.
     const asUid = this.dropsUid && mode !== 'unshare' ? { uid: cfg.uid, gid: cfg.gid } : {};
@@ -249,6 +253,7 @@ export class Sandbox {
           ok: exitCode === 0 && limit === null,
           runner: cmd.runner,
           command: cmd.argv,
+          ...(cmd.typescript ? { typescript: true as const } : {}),
           exitCode,
           signal: sig,
           limit,

@@ -122,8 +122,8 @@ describe('TypeScript repositories: sandboxed runs', () => {
       const broken = shapes.replace('this.pi * shape.size * shape.size;', 'this.pi * shape.size;');
       const src = project({ 'src/shapes.ts': broken, 'test/shapes.test.ts': shapesTest });
       const fail = await sb.run({ tenant: 't', user: 'u', source: src });
-      expect(fail).toMatchObject({ ok: false, runner: 'node --test', exitCode: 1, limit: null, isolation: { mode } });
-      expect(fail.command).toEqual(['node', '--import', expect.stringMatching(/ts-loader\/register\.mjs$/), '--test', 'test/shapes.test.ts']);
+      expect(fail).toMatchObject({ ok: false, runner: 'node --test', typescript: true, exitCode: 1, limit: null, isolation: { mode } });
+      expect(fail.command).toEqual(['node', '--test', 'test/shapes.test.ts']);
       expect(fail.output).toMatch(/# pass 1\n# fail 1/);
       expect(fail.output).toContain('not ok 1 - a circle of radius 2');
       expect(fail.output).not.toMatch(/SyntaxError|ERR_UNKNOWN_FILE_EXTENSION/);
