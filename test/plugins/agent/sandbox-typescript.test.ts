@@ -1,10 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectTestCommand, nodeTestFiles } from '../../../plugins/agent/sandbox/detect.js';
 import { bwrapWorks, isRoot, unshareWorks } from '../../../plugins/agent/sandbox/isolation.js';
 import { Sandbox, type SandboxConfig } from '../../../plugins/agent/sandbox/run.js';
-import { tsLoader } from '../../../plugins/agent/sandbox/ts-loader.js';
+import { copyTsLoader, tsLoader } from '../../../plugins/agent/sandbox/ts-loader.js';
 import { repoRoot, tempDir } from '../../helpers/app.js';
 
 function project(files: Record<string, string>): string {
@@ -107,6 +108,17 @@ describe('TypeScript repositories: detection', () => {
     const loader = tsLoader();
     expect(loader.register).toBe(path.join(repoRoot, 'plugins/agent/sandbox/ts-loader/register.mjs'));
     expect(loader.amaro).toBe(path.join(repoRoot, 'node_modules/amaro'));
+  });
+
+  it('works from a copy inside a run folder (for a uid that cannot reach the installation), with amaro beside it', () => {
+    const into = tempDir('tessera-ts-loader-copy-');
+    const copy = copyTsLoader(into);
+    expect(copy).toEqual({ dir: path.join(into, 'loader'), register: path.join(into, 'loader/register.mjs'), amaro: path.join(into, 'node_modules/amaro') });
+    const src = project({ 'src/shapes.ts': shapes, 'test/shapes.test.ts': shapesTest });
+    const r = spawnSync(process.execPath, ['--import', copy.register, '--test', 'test/shapes.test.ts'], { cwd: src, encoding: 'utf8' });
+    expect(r.stdout).toMatch(/# pass 1\n# fail 1/);
+    // The second test fails here (the copy is writable by its owner), the first passes: the copy loaded the TypeScript.
+    expect(r.stdout).toContain('ok 1 - a circle of radius 2');
   });
 });
 
