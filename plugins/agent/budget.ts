@@ -1,4 +1,5 @@
 import type { StoreNamespace } from 'tessera-runtime/plugin';
+import type { SettingsOverlay } from './tenant-settings.js';
 
 export const engagementModes = ['minimal', 'balanced', 'thorough'] as const;
 export type EngagementMode = (typeof engagementModes)[number];
@@ -38,16 +39,22 @@ export function engagementLimits(mode: EngagementMode, configuredEscalation: num
 export class Budgets {
   private readonly db;
 
-  constructor(store: StoreNamespace) {
+  constructor(
+    store: StoreNamespace,
+    private readonly overlay?: SettingsOverlay,
+  ) {
     this.db = store.db('token-budgets');
   }
 
+  /** The tenant's budget (inside a worker's run, the one the job carried). */
   get(tenant: string): TokenBudget {
+    const carried = this.overlay?.of(tenant);
+    if (carried) return { ...defaultBudget, ...carried.snapshot.budget };
     return { ...defaultBudget, ...(this.db.get(tenant) as Partial<TokenBudget> | undefined) };
   }
 
   async update(tenant: string, change: Partial<TokenBudget>): Promise<TokenBudget> {
-    const next = { ...this.get(tenant), ...change };
+    const next = { ...defaultBudget, ...(this.db.get(tenant) as Partial<TokenBudget> | undefined), ...change };
     await this.db.put(tenant, next);
     return next;
   }

@@ -1,6 +1,7 @@
 import type { StoreNamespace } from 'tessera-runtime/plugin';
 import { errors } from './errors.js';
 import { providerOf, seedModels, type CatalogModel } from './seed-models.js';
+import type { SettingsOverlay } from './tenant-settings.js';
 import { tierInfo, tiers } from './tiers.js';
 
 type Db = ReturnType<StoreNamespace['db']>;
@@ -29,23 +30,36 @@ export class Catalog {
   private readonly models: Db;
   private readonly hidden: Db;
 
-  constructor(store: StoreNamespace) {
+  constructor(
+    store: StoreNamespace,
+    private readonly overlay?: SettingsOverlay,
+  ) {
     this.models = store.db('models');
     this.hidden = store.db('hidden-models');
   }
 
-  /** Every visible model of the tenant, by tier then prompt price then id. */
+  /** The tenant's own models (synced and custom) and the ids it hid, as stored: what a worker's run carries. */
+  own(tenant: string): { models: CatalogModel[]; hidden: string[] } {
+    const carried = this.overlay?.of(tenant);
+    if (carried) return carried.snapshot.catalog;
+    const models: CatalogModel[] = [];
+    for (const { value } of this.models.getRange({ start: [tenant], end: [tenant, '\uffff'] })) models.push(value as CatalogModel);
+    const hidden: string[] = [];
+    for (const { key } of this.hidden.getRange({ start: [tenant], end: [tenant, '\uffff'] })) hidden.push(String((key as unknown[])[1]));
+    return { models, hidden };
+  }
+
+  /** Every visible model of the tenant, by tier then prompt price then id (inside a worker's run, from the settings it carried). */
   list(tenant: string, filter: CatalogFilter = {}): CatalogModel[] {
     const byId = new Map<string, CatalogModel>();
     for (const m of seedModels) byId.set(m.id, m);
-    const own: CatalogModel[] = [];
-    for (const { value } of this.models.getRange({ start: [tenant], end: [tenant, '\uffff'] })) own.push(value as CatalogModel);
+    const { models: own, hidden: hiddenIds } = this.own(tenant);
+    const hidden = new Set(hiddenIds);
     // Synced first, custom last: a custom model wins over a synced one of the same id.
-    own.sort((a, b) => Number(a.custom) - Number(b.custom));
-    for (const m of own) byId.set(m.id, m);
+    for (const m of [...own].sort((a, b) => Number(a.custom) - Number(b.custom))) byId.set(m.id, m);
     const q = filter.q?.toLowerCase();
     return [...byId.values()]
-      .filter((m) => m.custom || this.hidden.get([tenant, m.id]) === undefined)
+      .filter((m) => m.custom || !hidden.has(m.id))
       .filter((m) => filter.tier === undefined || m.tier === filter.tier)
       .filter((m) => q === undefined || m.id.toLowerCase().includes(q) || m.name.toLowerCase().includes(q) || m.category.toLowerCase().includes(q))
       .sort((a, b) => a.tier - b.tier || a.pricing.promptPer1M - b.pricing.promptPer1M || a.id.localeCompare(b.id));

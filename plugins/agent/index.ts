@@ -22,6 +22,7 @@ import { ProviderHttp } from './provider-http.js';
 import { SecretBox } from './secret-box.js';
 import { registerTelemetryRoutes } from './telemetry-routes.js';
 import { part2Permissions, setupPart2 } from './part2.js';
+import { SettingsOverlay, type TenantSettingsSnapshot } from './tenant-settings.js';
 import { registerConsole } from './console-route.js';
 
 /**
@@ -47,8 +48,14 @@ export default definePlugin({
     await ctx.store.format(1);
     const keyFile = path.resolve(path.dirname(ctx.app.dataDir), ctx.config.keyFile ?? `${path.basename(ctx.app.dataDir)}-agent-secrets.key`);
     const box = new SecretBox(keyFile);
-    const config = new ProviderConfig(ctx.store, box, ctx.config.baseUrl.replace(/\/+$/, ''));
-    const catalog = new Catalog(ctx.store);
+    // The settings an offloaded job carries, read instead of the store's while a worker runs it.
+    const overlay = new SettingsOverlay();
+    const operatorKey = ctx.config.apiKeyEnv ? process.env[ctx.config.apiKeyEnv] || undefined : undefined;
+    if (ctx.config.apiKeyEnv && !operatorKey) {
+      ctx.log.warn({ apiKeyEnv: ctx.config.apiKeyEnv }, 'the apiKeyEnv variable is unset or empty: tenants without a key of their own have no provider');
+    }
+    const config = new ProviderConfig(ctx.store, box, ctx.config.baseUrl.replace(/\/+$/, ''), overlay, { key: operatorKey, tenants: ctx.config.apiKeyTenants });
+    const catalog = new Catalog(ctx.store, overlay);
     const secretsOf = (tenant: string) => [config.apiKey(tenant)];
     const circuits = new Circuits(ctx.config.breaker, (tenant, circuit, from) => {
       void ctx.events.append(
@@ -77,7 +84,7 @@ export default definePlugin({
     );
 
     const metrics = agentMetrics(ctx, { circuits, deadLetters });
-    const budgets = new Budgets(ctx.store);
+    const budgets = new Budgets(ctx.store, overlay);
     const search = ctx.container.resolve(SEARCH_SERVICE);
     const cache = new SemanticCache(ctx.store, search, () => ctx.config.cache.similarityThreshold);
     const gateway = new Gateway({
@@ -119,7 +126,17 @@ export default definePlugin({
     registerToolRoutes(ctx, { docs: new DocSearch(ctx.store, search, ctx.outbound, ctx.config.searxngUrl) });
     ctx.onStop(deadLetters.listen());
     ctx.onStop(() => cache.drain());
-    setupPart2(ctx, { gateway, providerConfig: config, secretBox: box, budgets, deadLetters });
+    const settings = {
+      overlay,
+      snapshot: (tenant: string, queueBox: SecretBox): TenantSettingsSnapshot => ({
+        v: 1,
+        provider: config.carried(tenant, queueBox),
+        catalog: catalog.own(tenant),
+        budget: budgets.get(tenant),
+        takenAt: new Date().toISOString(),
+      }),
+    };
+    setupPart2(ctx, { gateway, providerConfig: config, secretBox: box, budgets, deadLetters, settings });
     registerConsole(ctx);
   },
 });

@@ -18,11 +18,34 @@ const breakerOptions = z
   })
   .prefault({});
 
+/** The operator's provider key: an environment variable's name, and the tenants that may use it. */
+const operatorKeyOptions = {
+  /**
+   * The name of an environment variable holding a provider API key for tenants that set none of
+   * their own (read by each process, service and worker, from its own environment). Only sent to
+   * the manifest's `baseUrl`, never to a base URL a tenant set.
+   */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name: letters, digits and "_", not starting with a digit')
+    .max(200)
+    .optional(),
+  /** Tenants that may use the `apiKeyEnv` key when they have none of their own; `["*"]` for every tenant. @default ["default"] */
+  apiKeyTenants: z
+    .array(z.string().min(1).max(200))
+    .min(1)
+    .max(10_000)
+    .default(['default'])
+    .refine((t) => !t.includes('*') || t.length === 1, '"*" (every tenant) stands alone')
+    .refine((t) => new Set(t).size === t.length, 'a tenant is listed twice'),
+};
+
 export const agentOptionsSchema = z.strictObject({
   /** The routing provider's base URL when a tenant sets none (OpenRouter-compatible: `GET {baseUrl}/models`, `POST {baseUrl}/chat/completions`). */
   baseUrl: z.url({ protocol: /^https?$/ }).default('https://openrouter.ai/api/v1'),
   /** The file holding the key that encrypts provider API keys at rest (created 0600 when absent); relative to the data directory's parent. @default "agent-secrets.key" beside the data directory */
   keyFile: z.string().min(1).optional(),
+  ...operatorKeyOptions,
   /** Let tenants point `baseUrl` at private or loopback addresses (a local llama.cpp, Ollama or vLLM). @default false */
   allowPrivateAddresses: z.boolean().default(false),
   /** Hosts tenants' `baseUrl` may name even when private (`host`, `host:port`, `*.domain`, CIDR). */

@@ -17,7 +17,7 @@ import { Workspaces } from './repos/workspaces.js';
 import { registerTickets, ticketPermissions, type TicketDeps } from './jobs/register.js';
 import { hiddenPaths, Sandbox } from './sandbox/run.js';
 import type { Offload } from './worker/offload.js';
-import { setupWorkers } from './worker/setup.js';
+import { setupWorkers, type WorkerSettings } from './worker/setup.js';
 
 /** Where workspaces live when the `workspaces.dir` option is absent: beside the data directory. */
 export function defaultWorkspacesDir(dataDir: string): string {
@@ -51,7 +51,7 @@ export function forgeOf(ctx: PluginContext<AgentOptions>): { client: ForgeClient
  */
 export function setupPart2(
   ctx: PluginContext<AgentOptions>,
-  models: { secretBox: SecretBox; gateway: Gateway; providerConfig: ProviderConfig } & Pick<TicketDeps, 'budgets' | 'deadLetters'>,
+  models: { secretBox: SecretBox; gateway: Gateway; providerConfig: ProviderConfig; settings: WorkerSettings } & Pick<TicketDeps, 'budgets' | 'deadLetters'>,
 ): { offload: Offload } {
   const o = ctx.config;
   const workspaces = new Workspaces(path.resolve(o.workspaces.dir ?? defaultWorkspacesDir(ctx.app.dataDir)), o.workspaces.retentionHours * 3_600_000);
@@ -86,7 +86,7 @@ export function setupPart2(
     providerConfig: models.providerConfig,
     ...(forge ? { forge: forge.client } : {}),
   });
-  const offload = setupWorkers(ctx);
+  const offload = setupWorkers(ctx, models.settings);
   registerTickets(ctx, {
     offload,
     gateway: models.gateway,

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -32,7 +32,17 @@ export class SecretBox {
 function loadOrCreateKey(file: string): Buffer {
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    // Written whole under a temporary name, then linked into place: processes starting at once (a
+    // service and its workers on a shared queue directory) all end up reading the one key that won.
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(tmp, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      unlinkSync(tmp);
+    }
   }
   const mode = statSync(file).mode & 0o777;
   // A key file others can read defeats the point: tighten it rather than refuse to start.

@@ -23,10 +23,9 @@ export class AgentModel {
     private readonly config: ProviderConfig,
   ) {}
 
-  /** A tenant has a provider when it set an API key, or a base URL of its own (a keyless local server). */
+  /** A tenant has a provider when it set an API key, or a base URL of its own (a keyless local server), or the operator's key serves it. */
   configured(tenant: string): boolean {
-    const view = this.config.view(tenant);
-    return view.apiKey.configured || view.baseUrlSource === 'tenant';
+    return this.config.configured(tenant);
   }
 
   assertConfigured(tenant: string): void {

@@ -6,6 +6,8 @@ import { TicketCancelled, type TicketJob, type TicketJobInput, type TicketStore 
 /** A ticket job's input as it goes on the shared queue: the record travels with it (a worker has its own store). */
 export interface OffloadedTicketInput extends TicketJobInput {
   snapshot?: TicketJob;
+  /** On a worker: the queue item the job came from (whose tenant settings the run uses). */
+  workItem?: string;
 }
 
 /** The tier a ticket job is known to run at before it starts: the `tier` of its remediation options. */
@@ -22,8 +24,8 @@ export const ticketTierOf = (input: TicketJobInput): number | undefined => input
  */
 export function offloadedTickets(store: TicketStore, offload: Offload, handler: JobHandler<TicketJobInput>): JobHandler<TicketJobInput> {
   const local: JobHandler<OffloadedTicketInput> = async (job) => {
-    const { snapshot, ...input } = job.input;
-    if (!snapshot) return handler(job);
+    const { snapshot, workItem: _item, ...input } = job.input;
+    if (!snapshot) return handler({ ...job, input });
     if (!store.get(job.tenant, snapshot.id)) await store.adopt({ ...snapshot, tenant: job.tenant });
     const result = (await handler({ ...job, input })) as Record<string, unknown>;
     return { ...result, record: store.get(job.tenant, snapshot.id) };
@@ -47,5 +49,5 @@ export function offloadedTickets(store: TicketStore, offload: Offload, handler: 
       throw err;
     }
   };
-  return (job) => (offload.applies(ticketTierOf(job.input)) ? remote(job) : local(job as JobContext<OffloadedTicketInput>));
+  return (job) => (offload.applies(ticketTierOf(job.input)) ? remote(job) : offload.local(job as JobContext<OffloadedTicketInput>, local));
 }

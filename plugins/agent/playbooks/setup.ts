@@ -12,10 +12,9 @@ import { registerPlaybookRoutes } from './routes.js';
 import { PlaybookRunner } from './runner.js';
 import { TicketOrigins, TrackerComments, WebhookSecrets } from './tracker.js';
 
-/** A tenant has a model provider when it set an API key, or its own base URL (a local server needing no key), in `/api/v1/models/config`. */
+/** A tenant has a model provider when it set an API key, or its own base URL (a local server needing no key), in `/api/v1/models/config`, or the operator's key (`apiKeyEnv`) serves it. */
 export function providerConfigured(config: ProviderConfig, tenant: string): boolean {
-  const view = config.view(tenant);
-  return view.apiKey.configured || view.baseUrlSource === 'tenant';
+  return config.configured(tenant);
 }
 
 /**

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { mkdirMode, segment } from '../repos/workspaces.js';
 import { detectTestCommand, type TestCommand } from './detect.js';
 import { chooseMode, isRoot, reachableByOthers, type Isolation, type SandboxMode } from './isolation.js';
+import { copyTsLoader, tsLoader, type TsLoader } from './ts-loader.js';
 
 export interface SandboxConfig {
   mode: 'auto' | SandboxMode;
@@ -28,6 +29,8 @@ export interface TestRun {
   command: string[];
   exitCode: number | null;
   signal: string | null;
+  /** Set when the tests are TypeScript and ran with Tessera's loader (`node --import <loader> --test`; `command` shows `node --test`). */
+  typescript?: true;
   /** The limit that ended the run, if one did. */
   limit: 'time' | 'output' | null;
   output: string;
@@ -108,8 +111,9 @@ export class Sandbox {
         }
       }
       mkdirSync(path.join(runDir, 'tmp'), { mode: 0o700 });
+      const detected: TestCommand | undefined = o.command ? { runner: 'configured' as const, argv: o.command } : detectTestCommand(repo);
+      const loader = detected?.typescript ? this.loader(runDir) : undefined;
       if (this.dropsUid) chownTree(runDir, cfg.uid, cfg.gid);
-      const detected = o.command ? { runner: 'configured' as const, argv: o.command } : detectTestCommand(repo);
       const mode = this.mode();
       const isolation = this.isolation(mode);
       if (!detected) {
@@ -126,13 +130,23 @@ export class Sandbox {
           isolation,
         };
       }
-      return await this.exec(mode, isolation, runDir, repo, detected, o.signal);
+      return await this.exec(mode, isolation, runDir, repo, detected, o.signal, loader);
     } finally {
       rmSync(runDir, { recursive: true, force: true });
     }
   }
 
-  private argv(mode: SandboxMode, runDir: string, repo: string, command: string[]): string[] {
+  /**
+   * Tessera's TypeScript loader for a run: the installed one, unless the run drops to a uid that
+   * cannot reach it (a parent folder closed to others), then a copy inside the run's folder.
+   */
+  private loader(runDir: string): TsLoader {
+    const installed = tsLoader();
+    if (this.dropsUid && !(reachableByOthers(installed.dir) && reachableByOthers(installed.amaro))) return copyTsLoader(path.join(runDir, 'ts-loader'));
+    return installed;
+  }
+
+  private argv(mode: SandboxMode, runDir: string, repo: string, command: string[], loader?: TsLoader): string[] {
     const { cfg } = this;
     const env: Record<string, string> = {
       PATH,
@@ -163,6 +177,8 @@ export class Sandbox {
         '--tmpfs', '/tmp',
         ...masks,
         '--bind', runDir, runDir,
+        // The TypeScript loader, read-only, at its own path (also where a mask above hid it).
+        ...(loader ? ['--ro-bind', loader.dir, loader.dir, '--ro-bind', loader.amaro, loader.amaro] : []),
         '--chdir', repo,
         '--unshare-all',
         '--die-with-parent',
@@ -181,9 +197,19 @@ export class Sandbox {
     return [...prlimit, ...command];
   }
 
-  private exec(mode: SandboxMode, isolation: Isolation, runDir: string, repo: string, cmd: TestCommand, signal?: AbortSignal): Promise<TestRun> {
+  private exec(
+    mode: SandboxMode,
+    isolation: Isolation,
+    runDir: string,
+    repo: string,
+    cmd: TestCommand,
+    signal?: AbortSignal,
+    loader?: TsLoader,
+  ): Promise<TestRun> {
     const { cfg } = this;
-    const argv = this.argv(mode, runDir, repo, cmd.argv);
+    // The loader goes on the command line that runs; the run reports the repository's command
+    // (`node --test <files>`), not a path of the service's installation (it ends up in PR bodies).
+    const argv = this.argv(mode, runDir, repo, withLoader(cmd, loader).argv, loader);
     const env = { PATH, HOME: runDir, TMPDIR: path.join(runDir, 'tmp'), LANG: 'C.UTF-8', CI: 'true', NO_COLOR: '1', PYTHONDONTWRITEBYTECODE: '1' };
     // bwrap and unshare start as the service (they need to); a plain process starts as the run's uid.
     const asUid = this.dropsUid && mode !== 'unshare' ? { uid: cfg.uid, gid: cfg.gid } : {};
@@ -227,6 +253,7 @@ export class Sandbox {
           ok: exitCode === 0 && limit === null,
           runner: cmd.runner,
           command: cmd.argv,
+          ...(cmd.typescript ? { typescript: true as const } : {}),
           exitCode,
           signal: sig,
           limit,
@@ -240,6 +267,12 @@ export class Sandbox {
       child.on('close', (code, sig) => finish(code, sig));
     });
   }
+}
+
+/** A TypeScript test command with the loader: `node --import <register.mjs> --test <files>`. */
+function withLoader(cmd: TestCommand, loader: TsLoader | undefined): TestCommand {
+  if (!loader || cmd.argv[0] !== 'node') return cmd;
+  return { ...cmd, argv: ['node', '--import', loader.register, ...cmd.argv.slice(1)] };
 }
 
 /** The directories and files a sandboxed run must not see, from the service's own paths. */

@@ -67,7 +67,10 @@ export class WorkerLoop {
   private async work(item: WorkItem, stop: AbortSignal): Promise<void> {
     const jobs = this.jobs.tenant(item.tenant);
     const recordId = (item.input as { snapshot?: { id?: string } } | null)?.snapshot?.id;
-    const local = await jobs.enqueue(item.name, item.input, { key: `work:${item.id}:${item.attempts}` });
+    // The local job names its item, so that its run finds the tenant settings the item carries
+    // (read from the queue, never copied into this process's store).
+    const input = item.input && typeof item.input === 'object' && !Array.isArray(item.input) ? { ...item.input, workItem: item.id } : item.input;
+    const local = await jobs.enqueue(item.name, input, { key: `work:${item.id}:${item.attempts}` });
     this.log.info({ item: item.id, job: local.id, name: item.name, tier: item.tier, attempt: item.attempts }, 'worker claimed a job');
     const pending: Array<{ type: string; data: unknown }> = [];
     const unsubscribe = this.events.subscribe((e) => {

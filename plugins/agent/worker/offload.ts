@@ -24,6 +24,17 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
+ * What an item carries of its tenant's settings: `take` on the service when the item is put,
+ * `apply` on the worker around the run of the item's job; `items` is the queue a worker reads an
+ * item's settings from (the local job's input names its item as `workItem`).
+ */
+export interface Carry {
+  take(tenant: string): unknown;
+  apply<T>(tenant: string, settings: unknown, fn: () => T): T;
+  items?: SharedQueue;
+}
+
+/**
  * The service's side of the shared queue: a job of an offloaded tier is put on the queue, and the
  * service's job waits for a worker to finish it, relaying the worker's events into its own log
  * (so telemetry and the console see one job) and ending with the worker's result or error. The item
@@ -35,10 +46,19 @@ export class Offload {
     private readonly queue: SharedQueue | undefined,
     private readonly o: { tiers: readonly number[]; pollMs: number; maxAttempts: number },
     private readonly events: EventLog,
+    private readonly carry?: Carry,
   ) {}
 
   applies(tier: number | undefined): boolean {
     return this.queue !== undefined && tier !== undefined && this.o.tiers.includes(tier);
+  }
+
+  /** Runs `handler` here, inside the settings of the item the job came from (a worker's run), if any. */
+  local<I>(job: JobContext<I>, handler: JobHandler<I>): ReturnType<JobHandler<I>> {
+    const id = (job.input as { workItem?: unknown } | null | undefined)?.workItem;
+    const item = typeof id === 'string' ? this.carry?.items?.get(id) : undefined;
+    if (!this.carry || !item || item.tenant !== job.tenant || item.settings === undefined) return handler(job);
+    return this.carry.apply(job.tenant, item.settings, () => handler(job));
   }
 
   async run(job: JobContext, tier: number): Promise<unknown> {
@@ -46,7 +66,15 @@ export class Offload {
     const last = job.lastProgress?.details as { workItem?: string; relayed?: number } | undefined;
     let item: WorkItem | undefined = last?.workItem ? queue.get(last.workItem) : undefined;
     let relayed = item ? (last?.relayed ?? 0) : 0;
-    item ??= await queue.put({ name: job.name, tenant: job.tenant, tier, input: job.input, origin: { jobId: job.id }, maxAttempts: this.o.maxAttempts });
+    item ??= await queue.put({
+      name: job.name,
+      tenant: job.tenant,
+      tier,
+      input: job.input,
+      origin: { jobId: job.id },
+      maxAttempts: this.o.maxAttempts,
+      ...(this.carry ? { settings: this.carry.take(job.tenant) } : {}),
+    });
     const id = item.id;
     job.progress(0, { workItem: id, relayed, tier });
     for (;;) {
@@ -83,6 +111,6 @@ export class Offload {
 export function offloadable<I>(offload: Offload, tierOf: (input: I) => number | undefined, handler: JobHandler<I>): JobHandler<I> {
   return (job) => {
     const tier = tierOf(job.input);
-    return offload.applies(tier) ? offload.run(job as JobContext, tier!) : handler(job);
+    return offload.applies(tier) ? offload.run(job as JobContext, tier!) : offload.local(job, handler);
   };
 }

@@ -18,6 +18,12 @@ export interface WorkItem {
   input: unknown;
   /** The service's job this item stands for. */
   origin: { jobId: string };
+  /**
+   * The tenant's settings the service took when it put the item (a `TenantSettingsSnapshot`: its
+   * provider key sealed with the queue's own key file, never plain), used by the worker's run in
+   * preference to the worker's store.
+   */
+  settings?: unknown;
   state: WorkState;
   /** Claims made (a claim whose lease ran out counts; the next one is a new attempt). */
   attempts: number;
@@ -33,6 +39,8 @@ export interface WorkItem {
 }
 
 export const queueFile = 'agent-work-queue.mdb';
+/** The key file (0600) that seals what items carry of a tenant's secrets: only processes that share the queue directory read it. */
+export const queueKeyFile = 'queue-secrets.key';
 
 /**
  * The work queue the service and its `tessera worker` processes share: a separate LMDB environment
@@ -61,7 +69,7 @@ export class SharedQueue {
     return `w_${now.toString(36).padStart(9, '0')}_${String(this.seq).padStart(6, '0')}_${randomBytes(4).toString('hex')}`;
   }
 
-  async put(item: Pick<WorkItem, 'name' | 'tenant' | 'tier' | 'input' | 'origin'> & { maxAttempts?: number }): Promise<WorkItem> {
+  async put(item: Pick<WorkItem, 'name' | 'tenant' | 'tier' | 'input' | 'origin' | 'settings'> & { maxAttempts?: number }): Promise<WorkItem> {
     const now = Date.now();
     const record: WorkItem = {
       id: this.newId(now),
@@ -70,6 +78,7 @@ export class SharedQueue {
       tier: item.tier,
       input: item.input,
       origin: item.origin,
+      ...(item.settings !== undefined ? { settings: item.settings } : {}),
       state: 'queued',
       attempts: 0,
       maxAttempts: item.maxAttempts ?? 3,

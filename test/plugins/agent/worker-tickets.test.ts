@@ -15,8 +15,8 @@ const fixedSlug = "export function slugify(title) {\n  return title\n    .toLowe
  * A ticket job of an offloaded tier runs on a worker: the service (`workers.tiers: [8]`) and a
  * worker (the agent plugin in the role `tessera worker` gives it, its own store) share one queue
  * directory, the repository and the forge. Both are in this process (the CLI's own process is
- * covered by worker.test.ts); the worker's provider key is set on its own store, as a worker
- * does not see the service's tenant settings.
+ * covered by worker.test.ts and worker-settings.test.ts); the provider key is set on the service
+ * only: the worker's run uses the settings the queue item carries, not its own store's.
  */
 describe('ticket jobs on a worker', () => {
   let service: AgentApp;
@@ -54,7 +54,6 @@ describe('ticket jobs on a worker', () => {
       { dataDir: path.join(root, 'worker') },
     );
     await configureProvider(service);
-    await configureProvider(worker);
   });
   afterAll(async () => {
     await worker?.stop();

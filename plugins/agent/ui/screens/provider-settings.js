@@ -72,7 +72,7 @@ export function ProviderSettings() {
       c
         ? html`<p>
               Provider: <code>${c.baseUrl}</code> ${c.baseUrlSource === 'tenant' ? "(this tenant's)." : "(the manifest's)."}${' '}
-              ${'API key: '}<strong>${c.apiKey.configured ? 'set, ending in ' + c.apiKey.last4 : 'not set'}</strong>${'. Next scheduled sync: ' + when(c.nextSyncAt) + '.'}
+              ${'API key: '}<strong>${c.apiKey.configured ? 'set, ending in ' + c.apiKey.last4 : c.apiKey.operatorKey ? "not set (the operator's key is used)" : 'not set'}</strong>${'. Next scheduled sync: ' + when(c.nextSyncAt) + '.'}
             </p>
             <form onSubmit=${submit}>
               <${Input}
