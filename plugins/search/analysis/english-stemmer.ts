@@ -13,10 +13,15 @@ const stemmable = /^[a-z']+$/;
 export function stemEnglish(word: string): string {
   let stem = cache.get(word);
   if (stem !== undefined) return stem;
-  stem = stemmable.test(word) ? porter2(word) : word;
+  stem = stemOnce(word);
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(word, stem);
   return stem;
+}
+
+/** `stemEnglish` without the memo, for callers that keep their own (the indexing path's word table). */
+export function stemOnce(word: string): string {
+  return stemmable.test(word) ? porter2(word) : word;
 }
 
 /** Drops a trailing possessive "'s" (as Lucene's EnglishPossessiveFilter does before stop words). */
