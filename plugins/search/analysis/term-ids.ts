@@ -1,3 +1,5 @@
+import { CharTable, hashString } from './char-table.js';
+
 /**
  * Interned terms for the indexing path: the segment builder asks an analyzer for term ids instead
  * of token objects, so that a document's words cost no allocation once their terms are known (a
@@ -12,17 +14,17 @@
 const MAX_TERMS = 262_144;
 
 let termText: string[] = [];
-let termIndex = new Map<string, number>();
+const termIndex = new CharTable();
 const resetHooks: Array<() => void> = [];
 
 /** The id of `term`, interning it on first sight. */
 export function internTerm(term: string): number {
-  let id = termIndex.get(term);
-  if (id === undefined) {
-    id = termText.length;
-    termText.push(term);
-    termIndex.set(term, id);
-  }
+  const h = hashString(term);
+  const e = termIndex.find(term, h);
+  if (e >= 0) return termIndex.value(e);
+  const id = termText.length;
+  termText.push(term);
+  termIndex.insert(term, h, id);
   return id;
 }
 
@@ -45,7 +47,7 @@ export function onTermIdsReset(hook: () => void): void {
 export function resetTermIdsIfLarge(): void {
   if (termText.length <= MAX_TERMS) return;
   termText = [];
-  termIndex = new Map();
+  termIndex.clear();
   for (const hook of resetHooks) hook();
 }
 
