@@ -9,13 +9,19 @@ import { CharTable, hashString } from './char-table.js';
  * before a build: a build is synchronous, so no id outlives the build that asked for it.
  */
 
-// About 10 MB of interned words and terms at most between builds; a build adds its own distinct
+// About 10 MB of interned terms, and as much per analyzer's word table, at most between builds; a build adds its own distinct
 // words on top, which its postings hold anyway.
 const MAX_TERMS = 262_144;
 
 let termText: string[] = [];
 const termIndex = new CharTable();
-const resetHooks: Array<() => void> = [];
+const caches: TermIdCache[] = [];
+
+/** A memo that holds ids (a word table): dropped with them, and counted towards the bound. */
+export interface TermIdCache {
+  readonly size: number;
+  clear(): void;
+}
 
 /** The id of `term`, interning it on first sight. */
 export function internTerm(term: string): number {
@@ -38,17 +44,19 @@ export function termIdCount(): number {
   return termText.length;
 }
 
-/** Called by caches of ids (word tables) so that they are dropped with the ids they hold. */
-export function onTermIdsReset(hook: () => void): void {
-  resetHooks.push(hook);
+export function registerTermIdCache(cache: TermIdCache): void {
+  caches.push(cache);
 }
 
-/** Forgets every id (and every cache of them) once there are too many; call it between builds. */
+/**
+ * Forgets every id, and every cache of them, once the ids or a cache pass the bound; call it
+ * between builds.
+ */
 export function resetTermIdsIfLarge(): void {
-  if (termText.length <= MAX_TERMS) return;
+  if (termText.length <= MAX_TERMS && caches.every((c) => c.size <= MAX_TERMS)) return;
   termText = [];
   termIndex.clear();
-  for (const hook of resetHooks) hook();
+  for (const cache of caches) cache.clear();
 }
 
 /** Growable (term id, position) pairs an analyzer appends to: the terms of one value, in order. */

@@ -1,6 +1,6 @@
 import { CharTable, hashLowerAscii, hashString } from './char-table.js';
 import { foldDiacritics } from './fold-diacritics.js';
-import { internTerm, onTermIdsReset, type TermPositions } from './term-ids.js';
+import { internTerm, registerTermIdCache, type TermPositions } from './term-ids.js';
 import { segmentWords } from './word-segmenter.js';
 
 /** The value of a word the analyzer drops (a stop word). */
@@ -17,7 +17,7 @@ export class WordTable {
 
   /** `term` maps a normalised word to its term, or null to drop it. */
   constructor(private readonly term: (word: string) => string | null) {
-    onTermIdsReset(() => this.words.clear());
+    registerTermIdCache(this.words);
   }
 
   /** Appends the term id and word position of each of `text`'s kept words to `out`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { englishAnalyzer, standardAnalyzer, type Analyzer } from '../../../plugins/search/analysis/analyzer.js';
-import { termOf, TermPositions } from '../../../plugins/search/analysis/term-ids.js';
+import { termIdCount, termOf, TermPositions } from '../../../plugins/search/analysis/term-ids.js';
 import { buildSegment, type IndexableDocument, type TextField } from '../../../plugins/search/index/segment.js';
 import { cranfieldAvailable, loadCranfield } from './support/cranfield.js';
 
@@ -125,5 +125,20 @@ describe('buildSegment postings', () => {
     const segment = buildSegment(cranfield, { title: englishAnalyzer, text: englishAnalyzer });
     expect(segment.text.title).toEqual(referenceField(cranfield, 'title', englishAnalyzer));
     expect(segment.text.text).toEqual(referenceField(cranfield, 'text', englishAnalyzer));
+  });
+
+  it('drops the interned ids past the bound between builds, and the next build is still exact', () => {
+    // 270k distinct words in one build: over the bound of 262,144 ids, so the next build starts afresh.
+    const words = Array.from({ length: 270_000 }, (_, i) => `w${i.toString(36)}`);
+    const big: IndexableDocument[] = Array.from({ length: 270 }, (_, d) => ({
+      id: `b${d}`,
+      fields: { body: { type: 'text', values: [words.slice(d * 1000, (d + 1) * 1000).join(' ')] } },
+    }));
+    buildSegment(big, { body: standardAnalyzer });
+    expect(termIdCount()).toBeGreaterThan(262_144);
+    const segment = buildSegment(docs, { title: englishAnalyzer, body: standardAnalyzer });
+    expect(termIdCount()).toBeLessThan(1000);
+    expect(segment.text.title).toEqual(referenceField(docs, 'title', englishAnalyzer));
+    expect(segment.text.body).toEqual(referenceField(docs, 'body', standardAnalyzer));
   });
 });
