@@ -19,7 +19,7 @@ const GROUPS: Array<[string, (f: Node['callFrame']) => boolean]> = [
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
   ['analysis (tokenise, stop words, stem)', (f) => /plugins\/search\/analysis\//.test(f.url)],
   ['embedding (autoEmbed)', (f) => /plugins\/search\/embedders\//.test(f.url)],
-  ['postings and segment build', (f) => /plugins\/search\/index\/(segment|segment-columns|segment-graphs|bitset)\.js/.test(f.url)],
+  ['postings and segment build', (f) => /plugins\/search\/index\/(segment|segment-columns|segment-graphs|bitset|postings-builder)\.js/.test(f.url)],
   ['segment encode', (f) => /encodeSegment|encode/.test(f.functionName) && /plugins\/search\//.test(f.url)],
   ['LMDB writes and commit', (f) => /node_modules\/lmdb|runtime\/store\.js/.test(f.url)],
   [

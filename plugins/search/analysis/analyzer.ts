@@ -1,8 +1,10 @@
 import { InputError } from 'tessera-runtime/plugin';
-import { stemEnglish, stripPossessive } from './english-stemmer.js';
+import { stemEnglish, stemOnce, stripPossessive } from './english-stemmer.js';
 import { functionWords } from '../query/natural-language-operators.js';
 import { englishStopWords } from './stop-words.js';
+import type { TermPositions } from './term-ids.js';
 import { tokenize, type Token } from './tokenizer.js';
+import { WordTable } from './word-table.js';
 
 /**
  * An analyzer turns a field value (or a query's leaf text) into terms. Index and query must use
@@ -16,6 +18,12 @@ export interface Analyzer {
    */
   analyze(text: string): Token[];
   /**
+   * The indexing path: appends the id (term-ids.ts) and position of each term `analyze` gives, in
+   * the same order, without making tokens. Optional; the segment builder interns `analyze`'s terms
+   * for an analyzer without it.
+   */
+  analyzeIds?(text: string, out: TermPositions): void;
+  /**
    * Words a query written as a sentence drops before analysis (natural-language-operators.ts):
    * the english analyzer's are the function words that mark prose. @default none
    */
@@ -26,11 +34,21 @@ export function defineAnalyzer(analyzer: Analyzer): Analyzer {
   return analyzer;
 }
 
+const standardWords = new WordTable((word) => word);
+
 /** Unicode word segmentation, lower-casing and diacritic folding. */
 export const standardAnalyzer = defineAnalyzer({
   name: 'standard',
   analyze: (text) => tokenize(text),
+  analyzeIds: (text, out) => standardWords.collect(text, out),
 });
+
+/** The english analyzer's term for one tokenized word, or null for a stop word. */
+function englishTerm(word: string): string | null {
+  const stripped = stripPossessive(word);
+  return englishStopWords.has(stripped) ? null : stemOnce(stripped);
+}
+const englishWords = new WordTable(englishTerm);
 
 /** `standard`, then possessives, Lucene's English stop words and the Porter2 stemmer. */
 export const englishAnalyzer = defineAnalyzer({
@@ -46,6 +64,7 @@ export const englishAnalyzer = defineAnalyzer({
     }
     return terms;
   },
+  analyzeIds: (text, out) => englishWords.collect(text, out),
 });
 
 /** The whole value as one exact term: no splitting, no case or accent folding. */

@@ -1,9 +1,8 @@
-import porter2 from 'wink-porter2-stemmer';
+import { porter2 } from './porter2.js';
 
 // ~10 MB at most; a 100k-document corpus has about 100k distinct words.
 const MAX_CACHED = 131_072;
 const cache = new Map<string, string>();
-const stemmable = /^[a-z']+$/;
 
 /**
  * The Porter2 (Snowball English) stem of a lower-cased word. Words with digits, underscores,
@@ -13,10 +12,19 @@ const stemmable = /^[a-z']+$/;
 export function stemEnglish(word: string): string {
   let stem = cache.get(word);
   if (stem !== undefined) return stem;
-  stem = stemmable.test(word) ? porter2(word) : word;
+  stem = stemOnce(word);
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(word, stem);
   return stem;
+}
+
+/** `stemEnglish` without the memo, for callers that keep their own (the indexing path's word table). */
+export function stemOnce(word: string): string {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if ((c < 97 || c > 122) && c !== 39) return word;
+  }
+  return word === '' ? word : porter2(word);
 }
 
 /** Drops a trailing possessive "'s" (as Lucene's EnglishPossessiveFilter does before stop words). */

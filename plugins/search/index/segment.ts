@@ -1,5 +1,6 @@
-import { analyzedPart } from '../analysis/text-limits.js';
 import type { Analyzer } from '../analysis/analyzer.js';
+import { resetTermIdsIfLarge } from '../analysis/term-ids.js';
+import { PostingsBuilder } from './postings-builder.js';
 
 /**
  * An immutable batch of documents, Lucene-style: per text field a term dictionary with postings
@@ -51,15 +52,11 @@ export interface IndexableDocument {
   vector?: readonly number[];
 }
 
-/** Gap between the values of a multi-valued text field, so a phrase never spans two values. */
-const POSITION_GAP = 100;
-
 export function buildSegment(docs: readonly IndexableDocument[], analyzers: Record<string, Analyzer>): SegmentData {
   const docCount = docs.length;
   const words = Math.ceil(docCount / 32);
-  // Per term: ordinals, term frequencies and all positions back to back (tfs give the boundaries),
-  // so the only arrays that live until the end are three per term, not one per posting.
-  const textAcc = new Map<string, { postings: Map<string, { docs: number[]; tfs: number[]; positions: number[] }>; lengths: Uint32Array; sum: number }>();
+  resetTermIdsIfLarge();
+  const textAcc = new Map<string, PostingsBuilder>();
   const keywordAcc = new Map<string, Map<string, number[]>>();
   const numeric: SegmentData['numeric'] = Object.create(null);
   const boolean: SegmentData['boolean'] = Object.create(null);
@@ -73,38 +70,9 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
       if (type === 'text') {
         const analyzer = analyzers[field];
         if (!analyzer) continue;
-        let acc = textAcc.get(field);
-        if (!acc) {
-          acc = { postings: new Map(), lengths: new Uint32Array(docCount), sum: 0 };
-          textAcc.set(field, acc);
-        }
-        // Documents come in ordinal order, so a term's positions in this document are appended
-        // after its earlier documents' and before any later one's: straight into the term's
-        // posting, with no per-document map of terms (that map and its arrays were a fifth of
-        // the build and most of its garbage).
-        const postings = acc.postings;
-        let base = 0;
-        let length = 0;
-        for (const value of values) {
-          let last = -1;
-          for (const token of analyzer.analyze(analyzedPart(String(value)))) {
-            const position = base + token.position;
-            last = position;
-            length++;
-            let posting = postings.get(token.term);
-            if (!posting) postings.set(token.term, (posting = { docs: [], tfs: [], positions: [] }));
-            const n = posting.docs.length;
-            if (n > 0 && posting.docs[n - 1] === ord) posting.tfs[n - 1]!++;
-            else {
-              posting.docs.push(ord);
-              posting.tfs.push(1);
-            }
-            posting.positions.push(position);
-          }
-          base = last + POSITION_GAP;
-        }
-        acc.lengths[ord] = length;
-        acc.sum += length;
+        let postings = textAcc.get(field);
+        if (!postings) textAcc.set(field, (postings = new PostingsBuilder(docCount)));
+        postings.add(ord, values, analyzer);
       } else if (type === 'keyword') {
         let dict = keywordAcc.get(field);
         if (!dict) keywordAcc.set(field, (dict = new Map()));
@@ -137,39 +105,7 @@ export function buildSegment(docs: readonly IndexableDocument[], analyzers: Reco
   });
 
   const text: SegmentData['text'] = Object.create(null);
-  for (const [field, acc] of textAcc) {
-    const terms = [...acc.postings.keys()].sort();
-    let postingCount = 0;
-    let positionCount = 0;
-    for (const t of terms) {
-      const p = acc.postings.get(t)!;
-      postingCount += p.docs.length;
-      positionCount += p.positions.length;
-    }
-    const termStarts = new Uint32Array(terms.length + 1);
-    const docsArr = new Uint32Array(postingCount);
-    const tfs = new Uint32Array(postingCount);
-    const posStarts = new Uint32Array(postingCount + 1);
-    const positions = new Uint32Array(positionCount);
-    let p = 0;
-    let q = 0;
-    terms.forEach((t, i) => {
-      termStarts[i] = p;
-      const posting = acc.postings.get(t)!;
-      let r = 0;
-      for (let j = 0; j < posting.docs.length; j++) {
-        docsArr[p] = posting.docs[j]!;
-        const tf = posting.tfs[j]!;
-        tfs[p] = tf;
-        posStarts[p] = q;
-        for (let e = r + tf; r < e; r++) positions[q++] = posting.positions[r]!;
-        p++;
-      }
-    });
-    termStarts[terms.length] = p;
-    posStarts[p] = q;
-    text[field] = { terms, termStarts, docs: docsArr, tfs, posStarts, positions, lengths: acc.lengths, sumLength: acc.sum };
-  }
+  for (const [field, postings] of textAcc) text[field] = postings.build();
 
   const keyword: SegmentData['keyword'] = Object.create(null);
   for (const [field, dict] of keywordAcc) {
