@@ -38,7 +38,7 @@ describe('agent part 2 tenancy (rbac keys)', () => {
           { name: 'agent', port: 0, plugins: ['agent'] },
           { name: 'hub', port: 0, plugins: ['rbac'] },
         ],
-        plugins: { search: {}, rbac: {}, agent: { options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot } } },
+        plugins: { search: {}, graph: {}, rbac: {}, agent: { options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot } } },
       },
       { file: '(agent tenancy)', dir: repoRoot, dataDir },
     );
