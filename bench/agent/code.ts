@@ -36,7 +36,8 @@ const checkout = (dir: string, full: string): Checkout =>
  * the graph), again at the same commit, then three commits that each change one file.
  */
 async function graphBench() {
-  const project = process.cwd();
+  // BENCH_REPO: another git tree to index (to compare builds on one tree across versions).
+  const project = process.env.BENCH_REPO ?? process.cwd();
   const root = mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-graph-'));
   const origin = path.join(root, 'repos', 'tessera', 'self');
   const work = path.join(root, 'work');
@@ -63,7 +64,7 @@ async function graphBench() {
         },
       },
     },
-    { file: '(bench)', dir: project, dataDir },
+    { file: '(bench)', dir: process.cwd(), dataDir },
   );
   const app = await App.create(manifest, { logger: createLogger({ level: 'warn' }) });
   await app.start();

@@ -213,8 +213,22 @@ export class CodeIndex {
   async relevant(tenant: string, repo: string, text: string, size: number): Promise<Declaration[]> {
     const words = [...wordsOf(text)].slice(0, 64);
     if (!words.length) return [];
-    const found = await this.search.search(tenant, codeIndexName(repo), { q: words.join(' '), mode: 'hybrid', size, highlight: false });
-    return found.hits.map((h) => declarationOf(h.source));
+    const found = await this.search.search(tenant, codeIndexName(repo), {
+      q: words.join(' '),
+      mode: 'hybrid',
+      size,
+      highlight: false,
+      explain: true,
+      filter: { not: { eq: { kind: 'module' } } },
+    });
+    // A hit the keyword side matched, or one the vector side brought while it has a weight (not
+    // before the embedder's first training, when the vector side is lexical and weighs 0).
+    return found.hits
+      .filter((h) => {
+        const e = h['explain'] as { keyword: unknown; semantic: { weight: number } | null } | undefined;
+        return e?.keyword != null || ((e?.semantic?.weight ?? 0) > 0 && h.score > 0);
+      })
+      .map((h) => declarationOf(h.source));
   }
 
   /** Callers (`in`) or callees (`out`) of a declaration, from the graph, most call sites first. */
