@@ -39,18 +39,16 @@ async function graphBench() {
   // BENCH_REPO: another git tree to index (to compare builds on one tree across versions).
   const project = process.env.BENCH_REPO ?? process.cwd();
   const root = mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-graph-'));
-  const origin = path.join(root, 'repos', 'tessera', 'self');
-  const work = path.join(root, 'work');
+  // `<reposRoot>/tessera/self`: a clone of the tree the service clones from; the bench commits there.
+  const work = path.join(root, 'repos', 'tessera', 'self');
   const g = (cwd: string, ...a: string[]) =>
     execFileSync('git', a, {
       cwd,
       encoding: 'utf8',
       env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' },
     });
-  mkdirSync(path.dirname(origin), { recursive: true });
-  g(root, 'clone', '-q', '--bare', '--no-local', project, origin);
-  g(origin, 'symbolic-ref', 'HEAD', `refs/heads/${g(project, 'rev-parse', '--abbrev-ref', 'HEAD').trim()}`);
-  g(root, 'clone', '-q', origin, work);
+  mkdirSync(path.dirname(work), { recursive: true });
+  g(root, 'clone', '-q', '--no-local', project, work);
   const dataDir = path.join(root, 'data');
   const manifest = resolveManifest(
     {
@@ -91,7 +89,6 @@ async function graphBench() {
       const file = path.join(work, 'plugins/agent/code/extract.ts');
       writeFileSync(file, `${readFileSync(file, 'utf8')}\nexport function benchAdded${i}(): number {\n  return ${i};\n}\n`);
       g(work, 'commit', '-qam', `bench ${i}`);
-      g(work, 'push', '-q', 'origin', 'HEAD');
       t = performance.now();
       const r = await get('/api/v1/repos/tessera%2Fself/knowledge-graph?limit=10');
       one.push(performance.now() - t);
