@@ -47,7 +47,8 @@ export interface CodeUpdate {
 
 /** Triple weights (docs/agent-api.md): calls count their call sites, containment is a weak link. */
 export const edgeWeights = { contains: 0.5, imports: 1 } as const;
-const writeBatch = 500;
+/** Declarations per search write: one write for a whole build, so the embedder trains once after it rather than between batches. */
+const writeBatch = 10_000;
 
 /**
  * The search index (and graph) name of a repository: `code--<owner>--<repo>` lower-cased, other
