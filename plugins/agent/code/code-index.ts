@@ -138,7 +138,9 @@ export class CodeIndex {
       for (const d of symbols.declarations) snippets.set(d.id, snippetOf(d, lines));
     }
     const present = new Set(tree.map((f) => f.path));
-    const gone = [...stored.keys()].filter((p) => !present.has(p) || (changed.some((f) => f.path === p) && !parsed.has(p)));
+    const changedPaths = new Set(changed.map((f) => f.path));
+    // Gone: deleted from the tree, or changed into something no grammar extracts from.
+    const gone = [...stored.keys()].filter((p) => !present.has(p) || (changedPaths.has(p) && !parsed.has(p)));
     const all = new Map(stored);
     for (const p of gone) all.delete(p);
     for (const [p, e] of parsed) all.set(p, e);
