@@ -103,6 +103,18 @@ describe('the code knowledge graph in the search and graph plugins', () => {
     expect(found.body.entities.map((e: { id: string }) => e.id)).toEqual(['calc/ops.py#total', 'tests/test_ops.py#test_mean']);
   });
 
+  it('offers declaration names, kinds and graph entities to autocomplete over the code index', async () => {
+    // One suggestion per text: the declaration `total` as a title (document) or a graph entity.
+    const res = await t.call('GET', `/v1/indexes/${index}/autocomplete?q=tot&size=20`);
+    expect(res.status).toBe(200);
+    const total = res.body.suggestions.filter((s: any) => s.text === 'total');
+    expect(total).toHaveLength(1);
+    expect(['document', 'entity']).toContain(total[0].type);
+    expect(total[0].docId ?? total[0].payload?.entityId).toBe('calc/ops.py#total');
+    const kinds = await t.call('GET', `/v1/indexes/${index}/autocomplete?q=meth&size=20`);
+    expect(kinds.body.suggestions).toContainEqual(expect.objectContaining({ type: 'category', text: 'method', count: 5, payload: { field: 'kind' } }));
+  });
+
   it('re-parses only changed files, re-resolves calls into a changed file, and removes a deleted file', async () => {
     const before = await kg(t);
     expect(before.body.stats).toMatchObject({ parsedFiles: 0, reusedFiles: 5 });
