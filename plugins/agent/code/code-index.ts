@@ -47,6 +47,8 @@ export interface CodeUpdate {
 
 /** Triple weights (docs/agent-api.md): calls count their call sites, containment is a weak link. */
 export const edgeWeights = { contains: 0.5, imports: 1 } as const;
+/** The cosine similarity a declaration found by the vector side alone needs to ground a prompt. */
+export const minSimilarity = 0.2;
 /** Declarations per search write: one write for a whole build, so the embedder trains once after it rather than between batches. */
 const writeBatch = 10_000;
 
@@ -225,11 +227,12 @@ export class CodeIndex {
       filter: { not: { eq: { kind: 'module' } } },
     });
     // A hit the keyword side matched, or one the vector side brought while it has a weight (not
-    // before the embedder's first training, when the vector side is lexical and weighs 0).
+    // before the embedder's first training, when the vector side is lexical and weighs 0) and
+    // found similar enough: the vector side ranks every declaration, most of them near 0.
     return found.hits
       .filter((h) => {
-        const e = h['explain'] as { keyword: unknown; semantic: { weight: number } | null } | undefined;
-        return e?.keyword != null || ((e?.semantic?.weight ?? 0) > 0 && h.score > 0);
+        const e = h['explain'] as { keyword: unknown; semantic: { weight: number; score: number } | null } | undefined;
+        return e?.keyword != null || ((e?.semantic?.weight ?? 0) > 0 && (e?.semantic?.score ?? 0) >= minSimilarity);
       })
       .map((h) => declarationOf(h.source));
   }

@@ -211,3 +211,85 @@ describe('grounding a remediation in the code index', () => {
     expect(prompt).not.toContain('--- file: shipping/route.py ---');
   });
 });
+
+describe('grounding once the code index has learnt its embedder', () => {
+  let t: AgentApp;
+  let fx: Fixture;
+  let provider: ModelListServer;
+  const prompts: string[] = [];
+  beforeAll(async () => {
+    fx = makeRepo('acme', 'books', {
+      'billing/refunds.py': [
+        'def refund_order(order):',
+        '    """Refund the invoice to the customer card."""',
+        '    return order',
+        '',
+        '',
+        'def refund_shipping(order):',
+        '    """Refund the shipping line of the invoice to the customer card."""',
+        '    return order',
+        '',
+        '',
+        'def partial_refund(order, amount):',
+        '    """Refund part of the invoice to the customer card."""',
+        '    return amount',
+        '',
+      ].join('\n'),
+      'billing/ledger.py': 'def settle_invoice(invoice):\n    """Charge the customer card for the invoice."""\n    return invoice\n',
+      'billing/month.py': 'from .ledger import settle_invoice\n\n\ndef close_month(invoices):\n    return [settle_invoice(i) for i in invoices]\n',
+      'shipping/route.py': [
+        'def plan_route(stops):',
+        '    """Order the courier stops by distance from the depot."""',
+        '    return sorted(stops)',
+        '',
+        '',
+        'def courier_for(route):',
+        '    """Pick the courier who drives the route from the depot."""',
+        '    return route[0]',
+        '',
+      ].join('\n'),
+      'hr/payroll.py': [
+        'def run_payroll(staff):',
+        '    """Pay each employee their monthly salary."""',
+        '    return staff',
+        '',
+        '',
+        'def payslip(employee):',
+        '    """The employee salary slip for the month."""',
+        '    return employee',
+        '',
+      ].join('\n'),
+    });
+    provider = await startProviderServer();
+    provider.defaultAnswer = (_model, body) => {
+      prompts.push(String(body.messages.at(-1)?.content ?? ''));
+      return { content: 'no idea', usage: { prompt: 10, completion: 2 } };
+    };
+    t = await startAgent(
+      { baseUrl: provider.baseUrl, reposRoot: fx.reposRoot, workspaces: { refreshSeconds: 0 } },
+      { listenerPlugins: ['agent', 'search', 'graph'] },
+    );
+    await configureProvider(t);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await provider?.close();
+    rmSync(fx.reposRoot, { recursive: true, force: true });
+  });
+
+  it('keeps what the vector side ranks without similarity out of the prompt', async () => {
+    expect((await t.call('GET', '/api/v1/repos/acme%2Fbooks/knowledge-graph')).status).toBe(200);
+    // The index is small: the embedder is trained on demand rather than at 200 declarations.
+    const trained = await t.call('POST', '/v1/indexes/code--acme--books/embedder/train');
+    expect(trained.body.index.stats.embedder).toMatchObject({ model: 'corpus-lsa-v1', trained: true });
+    const res = await t.call('POST', '/api/v1/agent/remediate', { repo: 'acme/books', instructions: 'A refund is broken', maxIterations: 1 });
+    expect(res.status).toBe(422);
+    const prompt = prompts.at(-1)!;
+    const section = prompt.slice(prompt.indexOf('Declarations relevant to the ticket:'), prompt.indexOf('\n--- file:'));
+    const names = [...section.matchAll(/^- function (\S+) /gm)].map((m) => m[1]);
+    // A dozen declarations teach the embedder little: the vector side ranks the others near 0
+    // (under minSimilarity), so the prompt holds the keyword matches and not the whole repository.
+    expect(names.sort()).toEqual(['partial_refund', 'refund_order', 'refund_shipping']);
+    expect(section).not.toContain('Callers and callees:');
+  });
+});
