@@ -1,16 +1,18 @@
 /**
  * Agent part 2 bench: knowledge-graph build time and size on the project's own git tree (cold,
- * warm with nothing changed, one changed file), and the cost of one remediation iteration excluding
+ * warm with nothing changed, one changed file; in the code search index and the graph plugin), and the cost of one remediation iteration excluding
  * the model: verify a diff against a commit, then run the repository's pytest suite in the sandbox.
  * Prints JSON.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { open } from 'lmdb';
+import 'reflect-metadata';
 import { simpleGit } from 'simple-git';
-import { CodeGraphStore } from '../../plugins/agent/code/graph-store.js';
+import { App } from '../../runtime/app.js';
+import { createLogger } from '../../runtime/logger.js';
+import { resolveManifest } from '../../runtime/manifest.js';
 import { commitReader } from '../../plugins/agent/patches/tree-reader.js';
 import { verifyPatch } from '../../plugins/agent/patches/verify.js';
 import type { Checkout } from '../../plugins/agent/repos/repositories.js';
@@ -27,53 +29,98 @@ const checkout = (dir: string, full: string): Checkout =>
     pushUrl: dir,
   }) as Checkout;
 
+/**
+ * The knowledge graph of the project's own tree at HEAD, built through
+ * `GET /api/v1/repos/{repo}/knowledge-graph` of a running service (search, graph and agent plugins):
+ * cold (every file parsed, declarations written to the code search index with vectors, triples to
+ * the graph), again at the same commit, then three commits that each change one file.
+ */
 async function graphBench() {
-  const repo = process.cwd();
-  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-graph-'));
-  const env = open({ path: path.join(dir, 'db'), compression: false });
-  const store = { db: (name: string) => env.openDB({ name }) } as unknown as ConstructorParameters<typeof CodeGraphStore>[0];
-  const graphs = new CodeGraphStore(store);
-  const c = checkout(repo, 'tessera-runtime/self');
-  let t = performance.now();
-  const cold = await graphs.update('bench', c, head);
-  const coldMs = performance.now() - t;
-  await env.flushed;
-  const du = (p: string): number => (statSync(p).isDirectory() ? readdirSync(p).reduce((n, f) => n + du(path.join(p, f)), 0) : statSync(p).size);
-  const storedBytes = du(dir);
-  let entryBytes = 0;
-  for (const { value } of env.openDB({ name: 'code-files' }).getRange({})) entryBytes += JSON.stringify(value).length;
-  const warm: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    t = performance.now();
-    await graphs.update('bench', c, head);
-    warm.push(performance.now() - t);
-  }
-  const files = env.openDB({ name: 'code-files' });
-  const one: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const key = ['bench', 'tessera-runtime/self', 'plugins/agent/code/extract.ts'];
-    await files.remove(key);
-    t = performance.now();
-    const g = await graphs.update('bench', c, head);
-    one.push(performance.now() - t);
-    if (g.stats.parsedFiles !== 1) throw new Error(`expected one re-parsed file, got ${g.stats.parsedFiles}`);
-  }
-  await env.close();
-  rmSync(dir, { recursive: true, force: true });
-  return {
-    files: cold.stats.files,
-    declarations: cold.stats.declarations,
-    edges: cold.edges.length,
-    calls: cold.stats.calls,
-    resolvedCalls: cold.stats.resolvedCalls,
-    coldBuildMs: Math.round(coldMs),
-    storedBytes,
-    storedJsonBytes: entryBytes,
-    warmNoChangeMs: Math.round(median(warm)),
-    oneChangedFileMs: Math.round(median(one)),
-    warmOverColdRatio: Number((median(warm) / coldMs).toFixed(3)),
+  // BENCH_REPO: another git tree to index (to compare builds on one tree across versions).
+  const project = process.env.BENCH_REPO ?? process.cwd();
+  const root = mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-graph-'));
+  // `<reposRoot>/tessera/self`: a clone of the tree the service clones from; the bench commits there.
+  const work = path.join(root, 'repos', 'tessera', 'self');
+  const g = (cwd: string, ...a: string[]) =>
+    execFileSync('git', a, {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' },
+    });
+  mkdirSync(path.dirname(work), { recursive: true });
+  g(root, 'clone', '-q', '--no-local', project, work);
+  const dataDir = path.join(root, 'data');
+  const manifest = resolveManifest(
+    {
+      name: 'bench-agent-code',
+      listeners: [{ name: 'agent', port: 0, plugins: ['agent', 'search', 'graph'] }],
+      plugins: {
+        search: {},
+        graph: {},
+        agent: {
+          options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: path.join(root, 'repos'), workspaces: { refreshSeconds: 0, dir: path.join(root, 'ws') } },
+        },
+      },
+    },
+    { file: '(bench)', dir: process.cwd(), dataDir },
+  );
+  const app = await App.create(manifest, { logger: createLogger({ level: 'warn' }) });
+  await app.start();
+  const base = app.url('agent');
+  const get = async (p: string) => {
+    const res = await fetch(`${base}${p}`);
+    const body = (await res.json()) as any;
+    if (res.status !== 200) throw new Error(`${p} answered ${res.status}: ${JSON.stringify(body)}`);
+    return body;
   };
+  try {
+    await get('/api/v1/repos/tessera%2Fself/files'); // the clone, outside the measures
+    let t = performance.now();
+    const cold = await get('/api/v1/repos/tessera%2Fself/knowledge-graph?limit=10');
+    const coldMs = performance.now() - t;
+    const warm: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      t = performance.now();
+      await get('/api/v1/repos/tessera%2Fself/knowledge-graph?limit=10');
+      warm.push(performance.now() - t);
+    }
+    const one: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const file = path.join(work, 'plugins/agent/code/extract.ts');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\nexport function benchAdded${i}(): number {\n  return ${i};\n}\n`);
+      g(work, 'commit', '-qam', `bench ${i}`);
+      t = performance.now();
+      const r = await get('/api/v1/repos/tessera%2Fself/knowledge-graph?limit=10');
+      one.push(performance.now() - t);
+      if (r.stats.parsedFiles !== 1) throw new Error(`expected one re-parsed file, got ${r.stats.parsedFiles}`);
+    }
+    t = performance.now();
+    const full = await get('/api/v1/repos/tessera%2Fself/knowledge-graph?full=true');
+    const fullReadMs = performance.now() - t;
+    // Builds before the code index (the agent's own store) answer no `index`.
+    const index = cold.index ? ((await (await fetch(`${base}/v1/indexes/${cold.index}`)).json()) as any) : undefined;
+    const graph = cold.index ? ((await (await fetch(`${base}/v1/indexes/${cold.index}/graph/stats`)).json()) as any) : undefined;
+    await app.stop();
+    const du = (p: string): number => (statSync(p).isDirectory() ? readdirSync(p).reduce((n, f) => n + du(path.join(p, f)), 0) : statSync(p).size);
+    return {
+      files: cold.stats.files,
+      declarations: cold.stats.declarations,
+      edges: full.edges.length,
+      calls: cold.stats.calls,
+      resolvedCalls: cold.stats.resolvedCalls,
+      coldBuildMs: Math.round(coldMs),
+      ...(index ? { indexBytes: index.index?.stats?.bytes, graph: { entities: graph.stats.entities, triples: graph.stats.triples } } : {}),
+      dataDirBytes: du(dataDir),
+      warmNoChangeMs: Math.round(median(warm)),
+      oneChangedFileMs: Math.round(median(one)),
+      fullReadMs: Math.round(fullReadMs),
+      warmOverColdRatio: Number((median(warm) / coldMs).toFixed(3)),
+      oneChangedOverColdRatio: Number((median(one) / coldMs).toFixed(3)),
+    };
+  } finally {
+    await app.stop().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 async function iterationBench() {
@@ -124,4 +171,4 @@ async function iterationBench() {
   return { verifyMs: Math.round(median(verify)), sandboxedPytestMs: Math.round(median(run)), iterationMs: Math.round(median(verify) + median(run)), isolation };
 }
 
-console.log(JSON.stringify({ graph: await graphBench(), iteration: await iterationBench() }));
+console.log(JSON.stringify({ graph: await graphBench(), ...(process.env.BENCH_GRAPH_ONLY ? {} : { iteration: await iterationBench() }) }));

@@ -92,6 +92,7 @@ async function main() {
       listeners: [{ name: 'agent', port: 0, plugins: ['agent'] }],
       plugins: {
         search: {},
+        graph: {},
         agent: { options: { baseUrl, reposRoot: path.join(root, 'repos'), tickets: { maxIterations: 4 } } },
       },
     },

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     {
       name: 'bench-agent',
       listeners: [{ name: 'agent', port: 0, plugins: ['agent', 'search'] }],
-      plugins: { search: {}, agent: { options: { baseUrl: provider.baseUrl, cache: { similarityThreshold: 0.8 } } } },
+      plugins: { search: {}, graph: {}, agent: { options: { baseUrl: provider.baseUrl, cache: { similarityThreshold: 0.8 } } } },
       events: { maxEvents: 1_000_000 },
     },
     { file: '(bench)', dir: here, dataDir },

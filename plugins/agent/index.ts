@@ -33,7 +33,10 @@ import { registerConsole } from './console-route.js';
 export default definePlugin({
   name: 'agent',
   version: '0.1.0',
-  dependsOn: [{ name: 'search', version: '^0.1.0' }],
+  dependsOn: [
+    { name: 'search', version: '^0.1.0' },
+    { name: 'graph', version: '^0.1.0' },
+  ],
   options: agentOptionsSchema,
   permissions: [
     { name: 'agent:read', description: 'Read the model catalogue and the token budget.' },
@@ -45,7 +48,11 @@ export default definePlugin({
   ],
   errors,
   async setup(ctx) {
-    await ctx.store.format(1);
+    // Format 2: the code knowledge graph moved to the search and graph plugins; the old per-file
+    // parses (`code-files`, `code-heads`) are dropped and rebuilt into the new stores on first use.
+    await ctx.store.format(2, async (from) => {
+      if (from < 2) for (const name of ['code-files', 'code-heads']) await ctx.store.db(name).drop();
+    });
     const keyFile = path.resolve(path.dirname(ctx.app.dataDir), ctx.config.keyFile ?? `${path.basename(ctx.app.dataDir)}-agent-secrets.key`);
     const box = new SecretBox(keyFile);
     // The settings an offloaded job carries, read instead of the store's while a worker runs it.

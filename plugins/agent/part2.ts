@@ -1,7 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { PluginContext } from 'tessera-runtime/plugin';
-import { CodeGraphStore } from './code/graph-store.js';
+import { GRAPH_SERVICE } from '../graph/index.js';
+import { SEARCH_SERVICE } from '../search/index.js';
+import { CodeIndex, codeIndexPrefix } from './code/code-index.js';
 import { registerCodeRoutes } from './code/routes.js';
 import { registerApplyRoute } from './patches/apply-route.js';
 import type { ForgeClient } from './forge/client.js';
@@ -76,7 +78,10 @@ export function setupPart2(
   });
   ctx.onStop(() => clearInterval(timer));
   registerRepoRoutes(ctx, repos);
-  const graphs = new CodeGraphStore(ctx.store);
+  const graph = ctx.container.resolve(GRAPH_SERVICE);
+  // The code indexes' graphs are the agent's explicit triples: no mention linking over declarations.
+  graph.manageIndexes((_tenant, index) => index.startsWith(codeIndexPrefix));
+  const graphs = new CodeIndex(ctx.store, ctx.container.resolve(SEARCH_SERVICE), graph);
   registerCodeRoutes(ctx, repos, graphs);
   registerApplyRoute(ctx, { repos, ...(forge ? { forge: forge.client } : {}) });
   setupPlaybooks(ctx, {

@@ -20,6 +20,23 @@ export interface GraphStats {
   predicates: Record<string, number>;
 }
 
+/** A batch of `GraphStore.write`. */
+export interface GraphBatch {
+  /** Entity ids to remove, with every triple touching them; an id the graph does not have is skipped. */
+  removeEntities?: readonly string[];
+  /** Triples to remove by (subject, predicate, object); one the graph does not have is skipped. */
+  removeTriples?: ReadonlyArray<Pick<GraphTriple, 'subject' | 'predicate' | 'object'>>;
+  /** Entities to upsert by id. */
+  entities?: readonly GraphEntity[];
+  /** Triples to upsert by (subject, predicate, object). */
+  triples?: readonly GraphTriple[];
+}
+
+export interface GraphBatchResult {
+  entities: { added: number; updated: number; removed: number };
+  triples: { added: number; updated: number; removed: number };
+}
+
 const keyOf = (tenant: string, index: string): string => `${tenant}\u0000${index}`;
 
 export class GraphStore {
@@ -136,6 +153,63 @@ export class GraphStore {
       });
       for (const t of present.values()) graph.removeTriple(t);
       return present.size;
+    });
+  }
+
+  /**
+   * One write of several kinds, checked first and committed in one transaction, then applied in
+   * memory in this order: entities removed (with every triple touching them), triples removed,
+   * entities put, triples put. Every end of a triple put must be an entity once the write is done
+   * (400 `unknown_entity`, nothing written). Answers what changed.
+   */
+  write(tenant: string, index: string, batch: GraphBatch): Promise<GraphBatchResult> {
+    return this.serial(tenant, index, async () => {
+      const graph = this.graph(tenant, index);
+      const removeIds = new Set((batch.removeEntities ?? []).filter((id) => graph.entities.has(id)));
+      const putEntities = new Map<string, GraphEntity>();
+      for (const e of batch.entities ?? []) putEntities.set(e.id, e);
+      const present = (id: string): boolean => putEntities.has(id) || (graph.entities.has(id) && !removeIds.has(id));
+      const putTriples = new Map<string, GraphTriple>();
+      for (const t of batch.triples ?? []) putTriples.set(tripleKey(t), t);
+      const unknown = new Set<string>();
+      for (const t of putTriples.values()) for (const end of [t.subject, t.object]) if (!present(end)) unknown.add(end);
+      if (unknown.size > 0) {
+        const ids = [...unknown].sort();
+        const shown = ids.slice(0, 20).map((i) => `"${i}"`);
+        throw errors.unknown_entity(
+          { index, list: ids.length > 20 ? `${shown.join(', ')} and ${ids.length - 20} more` : shown.join(', ') },
+          { details: { index, ids: ids.slice(0, 1000) } },
+        );
+      }
+      const dropTriples = new Map<string, GraphTriple>();
+      for (const id of removeIds) for (const t of graph.adjacent.get(id) ?? []) dropTriples.set(tripleKey(t), t);
+      for (const k of batch.removeTriples ?? []) {
+        const t = graph.triples.get(tripleKey(k));
+        if (t) dropTriples.set(tripleKey(t), t);
+      }
+      await this.store.transaction(() => {
+        for (const id of removeIds) void this.entities.remove([tenant, index, id]);
+        for (const t of dropTriples.values()) if (!putTriples.has(tripleKey(t))) void this.triples.remove([tenant, index, t.subject, t.predicate, t.object]);
+        for (const e of putEntities.values()) void this.entities.put([tenant, index, e.id], e);
+        for (const t of putTriples.values()) void this.triples.put([tenant, index, t.subject, t.predicate, t.object], t.weight);
+      });
+      let triplesRemoved = 0;
+      for (const id of removeIds) triplesRemoved += graph.removeEntity(id).length;
+      for (const t of dropTriples.values()) if (graph.removeTriple(t)) triplesRemoved++;
+      let entitiesAdded = 0;
+      for (const e of putEntities.values()) {
+        if (!graph.entities.has(e.id)) entitiesAdded++;
+        graph.putEntity({ ...e });
+      }
+      let triplesAdded = 0;
+      for (const [key, t] of putTriples) {
+        if (!graph.triples.has(key)) triplesAdded++;
+        graph.putTriple({ subject: t.subject, predicate: t.predicate, object: t.object, weight: t.weight });
+      }
+      return {
+        entities: { added: entitiesAdded, updated: putEntities.size - entitiesAdded, removed: removeIds.size },
+        triples: { added: triplesAdded, updated: putTriples.size - triplesAdded, removed: triplesRemoved },
+      };
     });
   }
 

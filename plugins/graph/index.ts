@@ -1,4 +1,4 @@
-import { definePlugin } from 'tessera-runtime/plugin';
+import { definePlugin, defineToken } from 'tessera-runtime/plugin';
 import { AUTOCOMPLETE_SERVICE, SEARCH_SERVICE } from '../search/index.js';
 import { errors } from './errors.js';
 import { graphExpander } from './expand.js';
@@ -6,6 +6,10 @@ import { GraphStore } from './graph-store.js';
 import { MentionLinker } from './linker.js';
 import { Mentions } from './mentions.js';
 import { registerRoutes } from './routes.js';
+import { createGraphService, type GraphService } from './service.js';
+
+/** What plugins that depend on `graph` use: batched writes and neighbour reads of an index's graph (service.ts). */
+export const GRAPH_SERVICE = defineToken<GraphService>('graph.service');
 
 /**
  * The per-index knowledge graph (seed 000): entities and weighted subject-predicate-object triples
@@ -22,7 +26,9 @@ export default definePlugin({
     const search = ctx.container.resolve(SEARCH_SERVICE);
     const graphs = new GraphStore(ctx.store);
     const mentions = new Mentions(ctx.store);
+    const managed = new Set<(tenant: string, index: string) => boolean>();
     const enabled = (tenant: string, index: string): boolean => {
+      for (const test of managed) if (test(tenant, index)) return false;
       const info = search.get(tenant, index);
       return info !== undefined && info.settings['enableKnowledgeGraph'] !== false;
     };
@@ -43,7 +49,9 @@ export default definePlugin({
     });
     search.registerExpander('graph', graphExpander({ search, graphs, mentions }));
     registerRoutes(ctx, { search, graphs, mentions, linker });
+    ctx.provide(GRAPH_SERVICE, { useValue: createGraphService(graphs, managed) });
   },
 });
 
 export type { GraphEntity, GraphTriple } from './schemas.js';
+export type { GraphService, GraphNeighbour, GraphBatch, GraphBatchResult, GraphStats } from './service.js';

@@ -1,9 +1,8 @@
 import type { Declaration } from '../code/extract.js';
-import type { CodeGraph } from '../code/graph-store.js';
 import type { TreeReader } from '../patches/verify.js';
 
 export interface Grounding {
-  /** Declarations matching the ticket's words, best first. */
+  /** Declarations relevant to the ticket, best first. */
   declarations: Declaration[];
   /** Their callers and callees (graph neighbours). */
   neighbours: Array<{ declaration: Declaration; relation: 'caller' | 'callee'; of: string }>;
@@ -13,61 +12,50 @@ export interface Grounding {
   text: string;
 }
 
-const stop = new Set(
-  'the and for with that this from when what which should would could into have has not are was were will can its our your their about after before does doesn test tests fix bug issue error wrong returns return value values function method class file code use used using make makes'.split(
-    ' ',
-  ),
-);
+/** What grounding reads of a repository's code index (CodeIndex, bound to a tenant and repository). */
+export interface CodeLookup {
+  /** Declarations relevant to the text, best first (hybrid search over the declaration index). */
+  relevant(text: string, size: number): Promise<Declaration[]>;
+  /** Ids of a declaration's callers (`in`) or callees (`out`) in the graph. */
+  calls(id: string, direction: 'in' | 'out'): string[];
+  declaration(id: string): Declaration | undefined;
+}
+
+export { keywordsOf } from '../code/words.js';
 
 const testFile = /(^|\/)(tests?\/|test_)|\.test\.|_test\./;
 
-/** Lower-case words of a text, identifiers split at camelCase, snake_case, dots and slashes. */
-export function keywordsOf(text: string): Set<string> {
-  const words = new Set<string>();
-  for (const token of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
-    const parts = [token, ...token.split('_'), ...token.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(' ')];
-    for (const p of parts) {
-      const w = p.toLowerCase();
-      if (w.length >= 3 && !stop.has(w)) words.add(w);
-    }
-  }
-  return words;
-}
-
-function score(d: Declaration, words: Set<string>): number {
-  if (d.kind === 'module') return 0;
-  let s = 0;
-  const name = d.name.toLowerCase();
-  if (words.has(name)) s += 5;
-  for (const part of keywordsOf(d.name)) if (part !== name && words.has(part)) s += 2;
-  for (const part of keywordsOf(d.file)) if (words.has(part)) s += 1;
-  for (const part of keywordsOf(d.qualifiedName)) if (part !== name && words.has(part)) s += 1;
-  return s;
-}
+/** Declarations a prompt shows, and callers and callees. */
+const maxDeclarations = 8;
+const maxNeighbours = 12;
 
 /**
- * Grounds a prompt in the code graph: keyword search over the declarations (name, qualified name
- * and file), then their callers and callees, then the files holding them (plus the files named by
- * the ticket or the request), whole when the budget allows.
+ * Grounds a prompt in the code knowledge graph: a hybrid (keyword + vector) search of the
+ * repository's declaration index with the ticket's words, then the callers and callees of the
+ * declarations found (graph neighbours), then the files holding them (plus the files named by the
+ * ticket or the request), whole when the budget allows.
  */
-export async function ground(graph: CodeGraph, read: TreeReader, o: { text: string; files: string[]; maxChars: number; paths: string[] }): Promise<Grounding> {
-  const words = keywordsOf(o.text);
+export async function ground(code: CodeLookup, read: TreeReader, o: { text: string; files: string[]; maxChars: number; paths: string[] }): Promise<Grounding> {
   // Tests are reached as callers of what matched, not matched themselves: they show the expected behaviour.
-  const ranked = graph.declarations
-    .filter((d) => !testFile.test(d.file))
-    .map((d) => ({ d, s: score(d, words) }))
-    .filter((x) => x.s > 0)
-    .sort((a, b) => b.s - a.s || (a.d.id < b.d.id ? -1 : 1))
-    .slice(0, 8)
-    .map((x) => x.d);
-  const byId = new Map(graph.declarations.map((d) => [d.id, d]));
+  const ranked = (await code.relevant(o.text, maxDeclarations * 5)).filter((d) => d.kind !== 'module' && !testFile.test(d.file)).slice(0, maxDeclarations);
   const chosen = new Set(ranked.map((d) => d.id));
+  const byId = new Map(ranked.map((d) => [d.id, d]));
   const neighbours: Grounding['neighbours'] = [];
-  for (const e of graph.edges) {
-    if (e.kind !== 'calls' || neighbours.length >= 12) continue;
-    if (chosen.has(e.to) && !chosen.has(e.from) && byId.get(e.from)?.kind !== 'module')
-      neighbours.push({ declaration: byId.get(e.from)!, relation: 'caller', of: e.to });
-    else if (chosen.has(e.from) && !chosen.has(e.to)) neighbours.push({ declaration: byId.get(e.to)!, relation: 'callee', of: e.from });
+  const seen = new Set<string>();
+  for (const d of ranked) {
+    for (const [relation, direction] of [
+      ['caller', 'in'],
+      ['callee', 'out'],
+    ] as const) {
+      for (const id of code.calls(d.id, direction)) {
+        if (neighbours.length >= maxNeighbours) break;
+        if (chosen.has(id) || seen.has(`${relation} ${id} ${d.id}`)) continue;
+        const n = code.declaration(id);
+        if (!n || (relation === 'caller' && n.kind === 'module')) continue;
+        seen.add(`${relation} ${id} ${d.id}`);
+        neighbours.push({ declaration: n, relation, of: d.id });
+      }
+    }
   }
   const mentioned = o.paths.filter((p) => o.text.includes(p));
   const files: string[] = [];
@@ -78,7 +66,7 @@ export async function ground(graph: CodeGraph, read: TreeReader, o: { text: stri
 
   const lines: string[] = [];
   if (ranked.length) {
-    lines.push('Declarations matching the ticket:');
+    lines.push('Declarations relevant to the ticket:');
     for (const d of ranked) lines.push(`- ${d.kind} ${d.qualifiedName} (${d.file}:${d.startLine}): ${d.signature}`);
   }
   if (neighbours.length) {

@@ -1,6 +1,6 @@
 import type { PluginContext } from 'tessera-runtime/plugin';
 import type { Budgets } from '../budget.js';
-import type { CodeGraphStore } from '../code/graph-store.js';
+import type { CodeIndex } from '../code/code-index.js';
 import type { DeadLetters } from '../dead-letters.js';
 import type { ForgeClient } from '../forge/client.js';
 import type { Gateway } from '../gateway.js';
@@ -23,7 +23,7 @@ export interface TicketDeps {
   budgets: Budgets;
   deadLetters: DeadLetters;
   repos: Repositories;
-  graphs: CodeGraphStore;
+  graphs: CodeIndex;
   sandbox: Sandbox;
   forge?: ForgeClient | undefined;
   /** Hands jobs of the `workers.tiers` to `tessera worker` processes. */

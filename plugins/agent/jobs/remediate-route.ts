@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { reply, z, type PluginContext } from 'tessera-runtime/plugin';
 import { errors } from '../errors.js';
-import type { CodeGraphStore } from '../code/graph-store.js';
+import type { CodeIndex } from '../code/code-index.js';
 import type { AgentOptions } from '../options.js';
 import { commitReader } from '../patches/tree-reader.js';
 import { listFiles } from '../repos/files.js';
@@ -55,7 +55,7 @@ const attemptView = (a: Attempt) => ({
  * request, at most `tickets.syncMaxIterations` iterations, and answers the verified diff; with a
  * `ticket` or `async: true` it is a ticket job (triage, questions, PR) and the answer is 202 with its id.
  */
-export function registerRemediateRoute(ctx: PluginContext<AgentOptions>, d: LoopDeps & { graphs: CodeGraphStore }): void {
+export function registerRemediateRoute(ctx: PluginContext<AgentOptions>, d: LoopDeps & { graphs: CodeIndex }): void {
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/agent/remediate',
@@ -85,10 +85,15 @@ export function registerRemediateRoute(ctx: PluginContext<AgentOptions>, d: Loop
       const instructions = body.instructions!;
       const prepared = await d.repos.withCheckout(tenant, user, body.repo, async (c) => {
         const base = await baseCommit(c, body.baseBranch);
-        const graph = await d.graphs.update(tenant, c, base.commit);
+        await d.graphs.update(tenant, c, base.commit);
         const paths = (await listFiles(c, base.commit)).map((f) => f.path);
         const files = (body.files ?? []).filter((f) => paths.includes(f));
-        const g = await ground(graph, await commitReader(c, base.commit), { text: instructions, files, paths, maxChars: ctx.config.tickets.contextChars });
+        const g = await ground(d.graphs.lookup(tenant, body.repo), await commitReader(c, base.commit), {
+          text: instructions,
+          files,
+          paths,
+          maxChars: ctx.config.tickets.contextChars,
+        });
         return { base, g };
       });
       const role = roles[body.role && isRoleId(body.role) ? body.role : chooseRole({ title: instructions, description: '' }, prepared.g.files)];

@@ -1,6 +1,6 @@
 import type { EventLog, JobContext, PluginJobs } from 'tessera-runtime/plugin';
 import { engagementLimits, type Budgets } from '../budget.js';
-import type { CodeGraphStore } from '../code/graph-store.js';
+import type { CodeIndex } from '../code/code-index.js';
 import { errors } from '../errors.js';
 import type { ForgeClient } from '../forge/client.js';
 import { commitReader } from '../patches/tree-reader.js';
@@ -20,7 +20,7 @@ import { ticketText, triageTicket } from './triage.js';
 export interface RunnerDeps {
   store: TicketStore;
   repos: Repositories;
-  graphs: CodeGraphStore;
+  graphs: CodeIndex;
   sandbox: Sandbox;
   model: AgentModel;
   budgets: Budgets;
@@ -157,12 +157,12 @@ export class TicketRunner {
 
     const grounded = await this.d.repos.withCheckout(r.tenant, r.user, r.ticket.repo_name, async (c) => {
       r.base ??= await baseCommit(c);
-      const graph = await this.d.graphs.update(r.tenant, c, r.base.commit);
+      await this.d.graphs.update(r.tenant, c, r.base.commit);
       const paths = (await listFiles(c, r.base.commit)).map((f) => f.path);
       const read = await commitReader(c, r.base.commit);
       const text = `${r.ticket.title}\n${r.ticket.description}\n${answersText(r)}`;
       const files = [...(r.options?.files ?? []), ...(r.triage?.files ?? [])].filter((f) => paths.includes(f));
-      return { g: await ground(graph, read, { text, files, paths, maxChars: this.d.options.contextChars }), paths };
+      return { g: await ground(this.d.graphs.lookup(r.tenant, c.ref.full), read, { text, files, paths, maxChars: this.d.options.contextChars }), paths };
     });
     await store.save(r);
 

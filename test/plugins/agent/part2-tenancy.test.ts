@@ -17,8 +17,8 @@ describe('agent part 2 tenancy (rbac keys)', () => {
   let app: App;
   const keys = new Map<string, { secret: string; userId: string }>();
   let base = '';
-  const call = async (tenant: string, p: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${p}`, { headers: { 'x-api-key': keys.get(tenant)!.secret, ...headers } });
+  const call = async (tenant: string, p: string, headers: Record<string, string> = {}, method = 'GET') => {
+    const res = await fetch(`${base}${p}`, { method, headers: { 'x-api-key': keys.get(tenant)!.secret, ...headers } });
     return { status: res.status, body: (await res.json()) as any };
   };
 
@@ -35,10 +35,10 @@ describe('agent part 2 tenancy (rbac keys)', () => {
         name: 'agent-tenancy',
         auth: { provider: 'rbac' },
         listeners: [
-          { name: 'agent', port: 0, plugins: ['agent'] },
+          { name: 'agent', port: 0, plugins: ['agent', 'search', 'graph'] },
           { name: 'hub', port: 0, plugins: ['rbac'] },
         ],
-        plugins: { search: {}, rbac: {}, agent: { options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot } } },
+        plugins: { search: {}, graph: {}, rbac: {}, agent: { options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot } } },
       },
       { file: '(agent tenancy)', dir: repoRoot, dataDir },
     );
@@ -78,8 +78,24 @@ describe('agent part 2 tenancy (rbac keys)', () => {
     expect(a.body.stats).toMatchObject({ parsedFiles: 5, reusedFiles: 0 });
     const again = await call('tenant-a', '/api/v1/repos/acme%2Fwidget/knowledge-graph?full=true');
     expect(again.body.stats).toMatchObject({ parsedFiles: 0, reusedFiles: 5 });
+    // Tenant A's code index and graph do not exist for tenant B.
+    expect((await call('tenant-b', '/v1/indexes/code--acme--widget')).status).toBe(404);
+    expect((await call('tenant-b', '/v1/indexes/code--acme--widget/graph/stats')).status).toBe(404);
     const b = await call('tenant-b', '/api/v1/repos/acme%2Fwidget/knowledge-graph?full=true');
     expect(b.body.stats).toMatchObject({ parsedFiles: 5, reusedFiles: 0 });
+    expect(b.body.index).toBe('code--acme--widget');
+  });
+
+  it("keeps each tenant's code index apart: dropping one leaves the other's declarations and graph", async () => {
+    expect((await call('tenant-a', '/v1/indexes/code--acme--widget', {}, 'DELETE')).status).toBe(200);
+    expect((await call('tenant-a', '/v1/indexes/code--acme--widget')).status).toBe(404);
+    expect((await call('tenant-b', '/v1/indexes/code--acme--widget')).body.index.docCount).toBe(20);
+    expect((await call('tenant-b', '/v1/indexes/code--acme--widget/graph/stats')).body.stats.entities).toBe(20);
+    const b = await call('tenant-b', '/api/v1/repos/acme%2Fwidget/knowledge-graph?full=true');
+    expect(b.body.stats).toMatchObject({ parsedFiles: 0, reusedFiles: 5 });
+    expect(b.body.declarations).toHaveLength(20);
+    const a = await call('tenant-a', '/api/v1/repos/acme%2Fwidget/knowledge-graph?full=true');
+    expect(a.body.stats).toMatchObject({ parsedFiles: 5, reusedFiles: 0 });
   });
 
   it("refuses an X-Tenant other than the key's tenant", async () => {

@@ -38,7 +38,7 @@ describe('playbooks per tenant (rbac keys)', () => {
           { name: 'agent', port: 0, plugins: ['agent'] },
           { name: 'hub', port: 0, plugins: ['rbac'] },
         ],
-        plugins: { search: {}, rbac: {}, agent: { options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot } } },
+        plugins: { search: {}, graph: {}, rbac: {}, agent: { options: { baseUrl: 'http://127.0.0.1:9/api/v1', reposRoot: fx.reposRoot } } },
       },
       { file: '(playbooks tenancy)', dir: repoRoot, dataDir },
     );

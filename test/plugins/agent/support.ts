@@ -14,7 +14,7 @@ export async function startAgent(
     {
       ...extra.manifest,
       listeners: [{ name: 'agent', port: 0, plugins: extra.listenerPlugins ?? ['agent'] }],
-      plugins: { search: {}, ...extra.plugins, agent: { options } },
+      plugins: { search: {}, graph: {}, ...extra.plugins, agent: { options } },
     },
     { ...(extra.dataDir ? { dataDir: extra.dataDir } : {}), dir: repoRoot },
   );

@@ -7,7 +7,7 @@ import { startProviderServer, perToken, type ModelListServer } from './provider-
 tenancyConformance(
   'agent',
   {
-    manifest: { listeners: [{ name: 'agent', port: 0, plugins: ['agent'] }], plugins: { search: {}, agent: {} } },
+    manifest: { listeners: [{ name: 'agent', port: 0, plugins: ['agent'] }], plugins: { search: {}, graph: {}, agent: {} } },
     listener: 'agent',
     dir: repoRoot,
   },
@@ -53,7 +53,7 @@ describe('agent tenancy of events, dead letters, budgets, cache, circuits and co
     t = await createTestApp(
       {
         listeners: [{ name: 'agent', port: 0, plugins: ['rbac', 'agent'] }],
-        plugins: { rbac: {}, search: {}, agent: { options: { allowPrivateAddresses: true, sync: { attempts: 1, backoffMs: 0 } } } },
+        plugins: { rbac: {}, search: {}, graph: {}, agent: { options: { allowPrivateAddresses: true, sync: { attempts: 1, backoffMs: 0 } } } },
         auth: { provider: 'rbac' },
       },
       { dir: repoRoot },

@@ -65,7 +65,12 @@ describe('ticket jobs between tenants (rbac keys, X-Tenant)', () => {
           { name: 'agent', port: 0, plugins: ['agent'] },
           { name: 'hub', port: 0, plugins: ['rbac'] },
         ],
-        plugins: { search: {}, rbac: {}, agent: { options: { baseUrl: provider.baseUrl, reposRoot: fx.reposRoot, workspaces: { refreshSeconds: 0 } } } },
+        plugins: {
+          search: {},
+          graph: {},
+          rbac: {},
+          agent: { options: { baseUrl: provider.baseUrl, reposRoot: fx.reposRoot, workspaces: { refreshSeconds: 0 } } },
+        },
       },
       { file: '(tickets tenancy)', dir: repoRoot, dataDir },
     );

@@ -141,7 +141,7 @@ describe('the shared work queue and `tessera worker`', () => {
           name: 'agent-service',
           dataDir: './data',
           listeners: [{ name: 'agent', port: 8000, plugins: ['agent'] }],
-          plugins: { search: {}, agent: { options: { baseUrl: provider.baseUrl } } },
+          plugins: { search: {}, graph: {}, agent: { options: { baseUrl: provider.baseUrl } } },
         }),
       );
       const usage = runCli(['worker', '--manifest', manifest]);
