@@ -32,7 +32,7 @@ export async function startTenantService(agentOptions: Record<string, unknown>, 
         { name: 'agent', port: 0, plugins: ['agent'] },
         { name: 'hub', port: 0, plugins: ['rbac'] },
       ],
-      plugins: { search: {}, rbac: {}, agent: { options: agentOptions } },
+      plugins: { search: {}, graph: {}, rbac: {}, agent: { options: agentOptions } },
     },
     { file: '(agent tenants)', dir: repoRoot, dataDir },
   );

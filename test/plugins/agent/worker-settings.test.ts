@@ -84,7 +84,7 @@ describe('tenant settings travel to a `tessera worker` process', () => {
         name: 'agent-service',
         dataDir: './service',
         listeners: [{ name: 'agent', port: 8000, plugins: ['agent'] }],
-        plugins: { search: {}, agent: { options: { ...shared, workers: { queueDir, pollMs: 50, leaseMs: 10_000 } } } },
+        plugins: { search: {}, graph: {}, agent: { options: { ...shared, workers: { queueDir, pollMs: 50, leaseMs: 10_000 } } } },
       }),
     );
     worker = runCli(['worker', '--manifest', manifest, '--tiers', '8', '--worker-id', 'pod-keys-0', '--data-dir', path.join(root, 'worker')], {
