@@ -56,6 +56,13 @@ export function classify(err: unknown): { code: string; skip: boolean; message: 
   return { code: 'fetch_failed', skip: false, message };
 }
 
+/** What a checkpoint keeps of a report, to carry the numbers on when the crawl resumes. */
+export interface CrawlReportState {
+  counts: CrawlCounts;
+  skippedBy: Record<string, number>;
+  errors: CrawlError[];
+}
+
 /** The counts, skip reasons and bounded error list of one crawl run. */
 export class CrawlReport {
   readonly counts: CrawlCounts = { fetched: 0, indexed: 0, skipped: 0, unchanged: 0, failed: 0, removed: 0 };
@@ -63,8 +70,16 @@ export class CrawlReport {
   private readonly errors: CrawlError[] = [];
   private readonly maxErrors: number;
 
-  constructor(maxErrors: number) {
+  constructor(maxErrors: number, from?: CrawlReportState) {
     this.maxErrors = maxErrors;
+    if (!from) return;
+    Object.assign(this.counts, from.counts);
+    Object.assign(this.skippedBy, from.skippedBy);
+    this.errors.push(...from.errors.slice(0, maxErrors));
+  }
+
+  state(): CrawlReportState {
+    return { counts: { ...this.counts }, skippedBy: { ...this.skippedBy }, errors: [...this.errors] };
   }
 
   skip(reason: string): void {
