@@ -1,21 +1,17 @@
 import type { StoreNamespace } from 'tessera-runtime/plugin';
 import type { CrawlReportState } from './crawl-report.js';
+import type { SitemapsState } from './crawl-sitemaps.js';
 import type { FrontierDelta, FrontierItem, FrontierState } from './frontier.js';
 
 /** Bumped when the stored shape changes; a checkpoint of another format is ignored (the run starts afresh). */
 const FORMAT = 1;
 
 /** A crawl's numbers and progress at a checkpoint: what the resumed run carries on from. */
-export interface CheckpointMeta {
+export interface CheckpointMeta extends SitemapsState {
   format: number;
   report: CrawlReportState;
   pagesRequested: number;
   revisitsQueued: boolean;
-  /** Seed origins whose robots.txt sitemaps were queued. */
-  sitemapOrigins: string[];
-  /** Page URLs taken from sitemaps so far, and sitemaps queued (both bounded per run). */
-  sitemapUrls: number;
-  sitemapsQueued: number;
   savedAt: string;
 }
 

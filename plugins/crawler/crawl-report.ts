@@ -1,4 +1,5 @@
 import { isTesseraError } from 'tessera-runtime/plugin';
+import { RedirectLimitError } from './fetcher.js';
 
 /** The numbers a crawl job shows. */
 export interface CrawlCounts {
@@ -43,6 +44,7 @@ export interface CrawlSummary extends CrawlSnapshot {
 /** What a failed request was, as a job error code and whether it counts as failed or skipped. */
 export function classify(err: unknown): { code: string; skip: boolean; message: string } {
   const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RedirectLimitError) return { code: 'redirect_limit', skip: false, message };
   if (isTesseraError(err)) {
     if (err.code === 'upstream_too_large') return { code: 'too_large', skip: true, message };
     if (err.code === 'upstream_timeout') return { code: 'timeout', skip: false, message };

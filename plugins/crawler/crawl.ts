@@ -4,6 +4,7 @@ import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera-run
 import type { Checkpoint, CheckpointStore } from './crawl-checkpoint.js';
 import type { CrawlConfig } from './crawl-config.js';
 import { CrawlOutput } from './crawl-output.js';
+import { CrawlSitemaps } from './crawl-sitemaps.js';
 import { classify, CrawlReport, type CrawlSnapshot, type CrawlSummary } from './crawl-report.js';
 import { decode, documentId, kindOf } from './crawled-page.js';
 import { extractHtml, extractJson, extractText, type ExtractedPage } from './extract.js';
@@ -13,7 +14,6 @@ import { normalizeUrl } from './normalize-url.js';
 import type { PageState, PageStore } from './page-store.js';
 import { RobotsCache, type RobotsRules } from './robots.js';
 import type { IndexSink } from './sinks.js';
-import { readSitemaps } from './sitemap.js';
 
 export interface CrawlDeps {
   config: CrawlConfig;
@@ -65,9 +65,7 @@ export class Crawl {
   private pagesRequested = 0;
   private revisitsQueued = false;
   private readonly resumed: boolean;
-  private readonly sitemapOrigins = new Set<string>();
-  private sitemapUrls = 0;
-  private sitemapsQueued = 0;
+  private readonly sitemaps: CrawlSitemaps;
   private visitsSinceCheckpoint = 0;
   private lastCheckpointAt = Date.now();
 
@@ -82,9 +80,6 @@ export class Crawl {
     if (saved) {
       this.pagesRequested = saved.meta.pagesRequested;
       this.revisitsQueued = saved.meta.revisitsQueued;
-      for (const origin of saved.meta.sitemapOrigins) this.sitemapOrigins.add(origin);
-      this.sitemapUrls = saved.meta.sitemapUrls;
-      this.sitemapsQueued = saved.meta.sitemapsQueued;
     }
     this.fetcher = new Fetcher({
       config: deps.config,
@@ -94,6 +89,10 @@ export class Crawl {
       ...(deps.userAgent ? { userAgent: deps.userAgent } : {}),
     });
     this.robots = new RobotsCache((url) => this.fetcher.robots(url), deps.robotsAgent);
+    this.sitemaps = new CrawlSitemaps(
+      { config: this.config, frontier: this.frontier, fetcher: this.fetcher, enqueue: (item) => this.enqueue(item), rulesFor: (url) => this.rulesFor(url) },
+      saved?.meta,
+    );
     if (this.config.include.length > 0) this.include = picomatch(this.config.include, { dot: true });
     if (this.config.exclude.length > 0) this.exclude = picomatch(this.config.exclude, { dot: true });
   }
@@ -109,7 +108,6 @@ export class Crawl {
         const url = normalizeUrl(seed, undefined, this.config.trailingSlash);
         if (url) this.enqueue({ url, depth: 0, origin: new URL(url).origin }, true);
       }
-      if (this.config.respectRobots && this.config.sitemaps) await this.addSitemapUrls();
     }
     const active = new Set<Promise<void>>();
     let stoppedBy: string | undefined;
@@ -147,19 +145,21 @@ export class Crawl {
 
   /** Starts the visit of `taken`; a visit cut short by the crawl stopping is undone and queued again. */
   private start(taken: Taken, active: Set<Promise<void>>): Promise<void> {
-    this.pagesRequested++;
+    // A sitemap is read between pages, with the same pause, but is not a page of the budget.
+    const page = taken.item.sitemap === undefined;
+    if (page) this.pagesRequested++;
     const trace = { fetched: false };
-    const task: Promise<void> = this.visit(taken.item, trace)
+    const task: Promise<void> = (page ? this.visit(taken.item, trace) : this.sitemaps.read(taken.item))
       .then(
         () => this.frontier.visited(taken),
         (err) => {
           if (this.deps.signal.aborted) {
-            this.pagesRequested--;
+            if (page) this.pagesRequested--;
             if (trace.fetched) this.report.counts.fetched--;
             this.frontier.putBack(taken);
             return;
           }
-          this.fail(taken.item.url, classify(err));
+          if (page) this.fail(taken.item.url, classify(err));
           this.frontier.visited(taken);
         },
       )
@@ -238,21 +238,6 @@ export class Crawl {
     return added > 0;
   }
 
-  private async addSitemapUrls(): Promise<void> {
-    const origins = [...new Set(this.config.seeds.map((s) => new URL(s).origin))];
-    for (const origin of origins) {
-      if (this.deps.signal.aborted) return;
-      const rules = await this.robots.get(origin);
-      if (rules.sitemaps.length === 0) continue;
-      const urls = await readSitemaps(rules.sitemaps, (url) => this.fetcher.sitemap(url).catch(() => undefined), { maxUrls: this.config.maxPages * 4 });
-      for (const raw of urls) {
-        const url = normalizeUrl(raw, undefined, this.config.trailingSlash);
-        if (!url || (this.config.sameOrigin && new URL(url).origin !== origin)) continue;
-        if (this.config.maxDepth >= 1) this.enqueue({ url, depth: 1, origin });
-      }
-    }
-  }
-
   // ---- fetching ----------------------------------------------------------------------------------
 
   private async rulesFor(url: string): Promise<RobotsRules | undefined> {
@@ -261,9 +246,20 @@ export class Crawl {
     const rules = await this.robots.get(origin);
     // robots.txt cut short by the crawl stopping is no verdict on the site.
     this.deps.signal.throwIfAborted();
+    this.sitemaps.found(origin, rules);
     const delay = Math.max(this.config.politenessDelayMs, Math.min(rules.crawlDelayMs ?? 0, this.deps.maxCrawlDelayMs));
     this.frontier.setDelay(new URL(url).host, delay);
     return rules;
+  }
+
+  /** Whether a redirect hop may be requested: robots.txt of its origin is read and obeyed, as for a link. */
+  private async hopBlocked(url: string): Promise<'robots' | 'robots_unavailable' | undefined> {
+    if (!this.config.respectRobots) return undefined;
+    // A hop the egress policy refuses on its face fails as such when requested (egress_denied).
+    if (!this.deps.outbound.check(url, this.deps.allow).allowed) return undefined;
+    const rules = await this.rulesFor(url);
+    if (!rules || rules.allowed(url)) return undefined;
+    return rules.status === 'unavailable' ? 'robots_unavailable' : 'robots';
   }
 
   // ---- one page ----------------------------------------------------------------------------------
@@ -280,19 +276,20 @@ export class Crawl {
     const conditional: Record<string, string> = {};
     if (known?.etag) conditional['if-none-match'] = known.etag;
     if (known?.lastModified) conditional['if-modified-since'] = known.lastModified;
-    const res = await this.fetcher.request(item.url, { headers: conditional });
+    const answer = await this.fetcher.page(item.url, conditional, (hop) => this.hopBlocked(hop));
     this.report.counts.fetched++;
     trace.fetched = true;
+    // A redirect to a URL robots.txt disallows is not followed: neither it nor where it leads is requested.
+    if (answer.kind === 'blocked') return this.skip(answer.reason);
+    const res = answer.res;
 
-    const finalUrl = normalizeUrl(res.url, undefined, this.config.trailingSlash) ?? item.url;
+    const finalUrl = normalizeUrl(answer.url, undefined, this.config.trailingSlash) ?? item.url;
     if (finalUrl !== item.url) {
       // Redirected: the page is known by where it landed, which is checked like a link.
       if (this.config.sameOrigin && new URL(finalUrl).origin !== item.origin) return this.discard(res, 'offsite_redirect');
       // Reached both directly and through a redirect: only the first visit counts.
       if (this.frontier.isDocumented(finalUrl)) return this.discard(res, 'duplicate');
       this.frontier.see(finalUrl);
-      const finalRules = await this.rulesFor(finalUrl);
-      if (finalRules && !finalRules.allowed(finalUrl)) return this.discard(res, 'robots');
     }
 
     if (res.status === 304 && known) {
@@ -319,7 +316,7 @@ export class Crawl {
     const bytes = await res.bytes();
     const hash = createHash('sha256').update(bytes).digest('hex');
     const text = decode(bytes, contentType);
-    const page: ExtractedPage = kind === 'html' ? extractHtml(text, res.url) : kind === 'json' ? extractJson(text) : extractText(text);
+    const page: ExtractedPage = kind === 'html' ? extractHtml(text, answer.url) : kind === 'json' ? extractJson(text) : extractText(text);
     const links = page.nofollow ? [] : this.follow(page.links, { ...item, url: finalUrl });
 
     let docUrl = finalUrl;
@@ -412,9 +409,7 @@ export class Crawl {
         report: this.report.state(),
         pagesRequested: this.pagesRequested,
         revisitsQueued: this.revisitsQueued,
-        sitemapOrigins: [...this.sitemapOrigins],
-        sitemapUrls: this.sitemapUrls,
-        sitemapsQueued: this.sitemapsQueued,
+        ...this.sitemaps.state(),
       }),
     );
   }
