@@ -176,23 +176,22 @@ export class Crawl {
   private async pause(active: Set<Promise<void>>): Promise<void> {
     const { signal } = this.deps;
     const wake = this.frontier.nextReadyAt(Date.now());
-    await Promise.race([
-      ...active,
-      new Promise<void>((resolve) => {
-        const onAbort = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(
-          () => {
-            signal.removeEventListener('abort', onAbort);
-            resolve();
-          },
-          wake === undefined ? 1000 : Math.max(1, wake - Date.now()),
-        );
-        signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
+    let timer: NodeJS.Timeout | undefined;
+    let wakeUp = (): void => undefined;
+    try {
+      await Promise.race([
+        ...active,
+        new Promise<void>((resolve) => {
+          wakeUp = () => resolve();
+          timer = setTimeout(wakeUp, wake === undefined ? 1000 : Math.max(1, wake - Date.now()));
+          signal.addEventListener('abort', wakeUp, { once: true });
+        }),
+      ]);
+    } finally {
+      // Whichever ended the wait, the timer and the listener go (a visit ending first left both behind).
+      clearTimeout(timer);
+      signal.removeEventListener('abort', wakeUp);
+    }
   }
 
   // ---- the frontier ------------------------------------------------------------------------------
