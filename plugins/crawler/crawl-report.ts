@@ -1,4 +1,5 @@
 import { isTesseraError } from 'tessera-runtime/plugin';
+import { RedirectLimitError } from './fetcher.js';
 
 /** The numbers a crawl job shows. */
 export interface CrawlCounts {
@@ -43,6 +44,7 @@ export interface CrawlSummary extends CrawlSnapshot {
 /** What a failed request was, as a job error code and whether it counts as failed or skipped. */
 export function classify(err: unknown): { code: string; skip: boolean; message: string } {
   const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RedirectLimitError) return { code: 'redirect_limit', skip: false, message };
   if (isTesseraError(err)) {
     if (err.code === 'upstream_too_large') return { code: 'too_large', skip: true, message };
     if (err.code === 'upstream_timeout') return { code: 'timeout', skip: false, message };
@@ -56,6 +58,13 @@ export function classify(err: unknown): { code: string; skip: boolean; message: 
   return { code: 'fetch_failed', skip: false, message };
 }
 
+/** What a checkpoint keeps of a report, to carry the numbers on when the crawl resumes. */
+export interface CrawlReportState {
+  counts: CrawlCounts;
+  skippedBy: Record<string, number>;
+  errors: CrawlError[];
+}
+
 /** The counts, skip reasons and bounded error list of one crawl run. */
 export class CrawlReport {
   readonly counts: CrawlCounts = { fetched: 0, indexed: 0, skipped: 0, unchanged: 0, failed: 0, removed: 0 };
@@ -63,8 +72,16 @@ export class CrawlReport {
   private readonly errors: CrawlError[] = [];
   private readonly maxErrors: number;
 
-  constructor(maxErrors: number) {
+  constructor(maxErrors: number, from?: CrawlReportState) {
     this.maxErrors = maxErrors;
+    if (!from) return;
+    Object.assign(this.counts, from.counts);
+    Object.assign(this.skippedBy, from.skippedBy);
+    this.errors.push(...from.errors.slice(0, maxErrors));
+  }
+
+  state(): CrawlReportState {
+    return { counts: { ...this.counts }, skippedBy: { ...this.skippedBy }, errors: [...this.errors] };
   }
 
   skip(reason: string): void {

@@ -1,6 +1,7 @@
 import { isTesseraError, type JobContext, type Logger, type OutboundClient } from 'tessera-runtime/plugin';
 import { HttpSink, InProcessSink, type IndexSink, type SearchService } from './sinks.js';
 import { Crawl } from './crawl.js';
+import type { CheckpointStore } from './crawl-checkpoint.js';
 import type { CrawlSummary } from './crawl-report.js';
 import { crawledIndexShape } from './crawled-page.js';
 import type { CrawlInput } from './crawl-config.js';
@@ -12,11 +13,16 @@ export interface RunnerDeps {
   search: SearchService;
   outbound: OutboundClient;
   pages: PageStore;
+  checkpoints: CheckpointStore;
   options: CrawlerOptions;
   log: Logger;
 }
 
-/** Runs one crawl job: picks the index sink, runs the crawl, and reports its numbers as progress. */
+/**
+ * Runs one crawl job: picks the index sink, runs the crawl (from the job's checkpoint when an
+ * earlier attempt was cut short), and reports its numbers as progress. The checkpoint is kept
+ * only while the job may resume: a shutdown keeps it, any other end drops it.
+ */
 export class CrawlRunner {
   private readonly deps: RunnerDeps;
 
@@ -46,6 +52,15 @@ export class CrawlRunner {
   }
 
   async execute(job: JobContext<CrawlInput>): Promise<CrawlSummary> {
+    try {
+      return await this.crawl(job);
+    } finally {
+      if (!(job.signal.aborted && job.signal.reason === 'shutdown'))
+        await this.deps.checkpoints.drop(job.id).catch((err) => job.log.error({ err }, 'could not drop the crawl checkpoint'));
+    }
+  }
+
+  private async crawl(job: JobContext<CrawlInput>): Promise<CrawlSummary> {
     const { options } = this.deps;
     const input = job.input;
     const sink = this.sink(input, job.tenant);
@@ -60,8 +75,15 @@ export class CrawlRunner {
         throw indexError(err);
       }
     }
+    const resume = this.deps.checkpoints.load(job.id);
+    if (resume)
+      job.log.info({ queued: resume.queue.length, counts: resume.meta.report.counts, savedAt: resume.meta.savedAt }, 'crawl resumes from its checkpoint');
     const crawl = new Crawl({
       config: input.config,
+      jobId: job.id,
+      checkpoints: this.deps.checkpoints,
+      checkpointIntervalMs: options.checkpointIntervalMs,
+      ...(resume ? { resume } : {}),
       tenant: job.tenant,
       // A job enqueued by hand (not by a schedule) keeps its page states under its own id.
       scheduleId: job.scheduleId ?? job.id,

@@ -1,21 +1,26 @@
 import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
 import type { EgressPolicy, OutboundClient, OutboundResponse } from 'tessera-runtime/plugin';
+import type { Checkpoint, CheckpointStore } from './crawl-checkpoint.js';
 import type { CrawlConfig } from './crawl-config.js';
+import { CrawlOutput } from './crawl-output.js';
+import { CrawlSitemaps } from './crawl-sitemaps.js';
 import { classify, CrawlReport, type CrawlSnapshot, type CrawlSummary } from './crawl-report.js';
 import { decode, documentId, kindOf } from './crawled-page.js';
 import { extractHtml, extractJson, extractText, type ExtractedPage } from './extract.js';
-import { HostQueue } from './host-queue.js';
+import { Fetcher } from './fetcher.js';
+import { Frontier, type FrontierItem, type Taken } from './frontier.js';
 import { normalizeUrl } from './normalize-url.js';
 import type { PageState, PageStore } from './page-store.js';
 import { RobotsCache, type RobotsRules } from './robots.js';
 import type { IndexSink } from './sinks.js';
-import { readSitemaps } from './sitemap.js';
 
 export interface CrawlDeps {
   config: CrawlConfig;
   tenant: string;
   scheduleId: string;
+  /** The job the crawl runs as: its checkpoints are kept under this id. */
+  jobId: string;
   outbound: OutboundClient;
   allow: Partial<EgressPolicy>;
   /** Sent as User-Agent when set; otherwise the runtime's `Tessera/<version>`. */
@@ -24,121 +29,169 @@ export interface CrawlDeps {
   robotsAgent: string;
   maxCrawlDelayMs: number;
   maxReportedErrors: number;
+  /** Pages visited between two checkpoints (and documents per batch sent to the index), at most. */
   batchDocs: number;
+  /** Time between two checkpoints, at most, while pages are being visited. */
+  checkpointIntervalMs: number;
   pages: PageStore;
+  checkpoints: CheckpointStore;
+  /** The checkpoint of an earlier attempt of this job: the crawl carries on from it. */
+  resume?: Checkpoint;
   /** Absent: the crawl tracks pages without indexing them. */
   sink?: IndexSink;
   signal: AbortSignal;
   onProgress(snapshot: CrawlSnapshot): void;
 }
 
-interface Item {
-  url: string;
-  depth: number;
-  /** The origin of the seed this URL was reached from (`sameOrigin` compares against it). */
-  origin: string;
-  /** A page known from an earlier run, checked again because this run did not reach it. */
-  revisit?: boolean;
-}
+type Item = FrontierItem;
 
 /**
  * One run of a crawl: a breadth-first frontier over the seeds, polite per host (robots.txt, its
  * `Crawl-delay`, a per-host concurrency and delay), normalising and deduplicating URLs, re-crawling
- * conditionally against what the last run stored, and feeding the index in batches.
+ * conditionally against what the last run stored, and feeding the index in batches. At each batch
+ * it takes a checkpoint (the index's acknowledgement, the batch's page states and the frontier),
+ * from which a crawl cut short by a crash or a shutdown carries on.
  */
 export class Crawl {
   private readonly deps: CrawlDeps;
   private readonly config: CrawlConfig;
   private readonly report: CrawlReport;
-  /** Every normalised URL queued or visited this run. */
-  private readonly seen = new Set<string>();
-  /** Document URLs written (or found unchanged) this run: a second page with the same canonical URL is a duplicate. */
-  private readonly documented = new Set<string>();
-  private readonly hosts: HostQueue<Item>;
+  private readonly frontier: Frontier;
+  private readonly fetcher: Fetcher;
   private readonly robots: RobotsCache;
   private readonly include?: (path: string) => boolean;
   private readonly exclude?: (path: string) => boolean;
-  /** Page states to store once the index has acknowledged the batch they belong to (null: forget). */
-  private pending = new Map<string, PageState | null>();
-  private pendingDocs = 0;
+  private readonly output: CrawlOutput;
   private pagesRequested = 0;
   private revisitsQueued = false;
-  private flushing: Promise<void> = Promise.resolve();
-  /** The index failed: the crawl stops and the job fails with this error. */
-  private indexFailure: { error: unknown } | undefined;
+  private readonly resumed: boolean;
+  private readonly sitemaps: CrawlSitemaps;
+  private visitsSinceCheckpoint = 0;
+  private lastCheckpointAt = Date.now();
 
   constructor(deps: CrawlDeps) {
     this.deps = deps;
     this.config = deps.config;
-    this.report = new CrawlReport(deps.maxReportedErrors);
-    this.hosts = new HostQueue<Item>({ concurrency: this.config.concurrency, perHost: this.config.perHostConcurrency });
-    this.robots = new RobotsCache((url) => this.fetchRobots(url), deps.robotsAgent);
+    const saved = deps.resume;
+    this.resumed = saved !== undefined;
+    this.report = new CrawlReport(deps.maxReportedErrors, saved?.meta.report);
+    this.output = new CrawlOutput({ ...deps, report: this.report });
+    this.frontier = new Frontier({ concurrency: this.config.concurrency, perHost: this.config.perHostConcurrency }, saved);
+    if (saved) {
+      this.pagesRequested = saved.meta.pagesRequested;
+      this.revisitsQueued = saved.meta.revisitsQueued;
+    }
+    this.fetcher = new Fetcher({
+      config: deps.config,
+      outbound: deps.outbound,
+      allow: deps.allow,
+      signal: deps.signal,
+      ...(deps.userAgent ? { userAgent: deps.userAgent } : {}),
+    });
+    this.robots = new RobotsCache((url) => this.fetcher.robots(url), deps.robotsAgent);
+    this.sitemaps = new CrawlSitemaps(
+      { config: this.config, frontier: this.frontier, fetcher: this.fetcher, enqueue: (item) => this.enqueue(item), rulesFor: (url) => this.rulesFor(url) },
+      saved?.meta,
+    );
     if (this.config.include.length > 0) this.include = picomatch(this.config.include, { dot: true });
     if (this.config.exclude.length > 0) this.exclude = picomatch(this.config.exclude, { dot: true });
   }
 
   snapshot(): CrawlSnapshot {
-    return this.report.snapshot(this.pagesRequested, this.hosts.size);
+    return this.report.snapshot(this.pagesRequested, this.frontier.size);
   }
 
   async run(): Promise<CrawlSummary> {
     const { signal } = this.deps;
-    for (const seed of this.config.seeds) {
-      const url = normalizeUrl(seed, undefined, this.config.trailingSlash);
-      if (url) this.enqueue({ url, depth: 0, origin: new URL(url).origin }, true);
+    if (!this.resumed) {
+      for (const seed of this.config.seeds) {
+        const url = normalizeUrl(seed, undefined, this.config.trailingSlash);
+        if (url) this.enqueue({ url, depth: 0, origin: new URL(url).origin }, true);
+      }
     }
-    if (this.config.respectRobots && this.config.sitemaps) await this.addSitemapUrls();
     const active = new Set<Promise<void>>();
     let stoppedBy: string | undefined;
-    while (!signal.aborted && !this.indexFailure) {
-      const exhausted = this.pagesRequested >= this.config.maxPages;
-      if (exhausted && active.size === 0) {
-        if (this.hosts.size > 0) stoppedBy = 'maxPages';
-        break;
-      }
-      const next = exhausted ? undefined : this.hosts.take(Date.now());
-      if (next) {
-        this.pagesRequested++;
-        const task: Promise<void> = this.visit(next.item)
-          .catch((err) => this.fail(next.item.url, classify(err)))
-          .finally(() => {
-            this.hosts.release(next.host, Date.now());
-            active.delete(task);
-            this.deps.onProgress(this.snapshot());
-          });
-        active.add(task);
+    while (!signal.aborted && !this.output.failure) {
+      if (this.checkpointDue()) {
+        // A checkpoint is a consistent cut: no visit half done. New requests wait for it.
+        if (active.size > 0) await Promise.race(active);
+        else await this.checkpoint();
         continue;
       }
-      if (this.hosts.size === 0 && active.size === 0) {
+      const exhausted = this.pagesRequested >= this.config.maxPages;
+      if (exhausted && active.size === 0) {
+        if (this.frontier.size > 0) stoppedBy = 'maxPages';
+        break;
+      }
+      const next = exhausted ? undefined : this.frontier.take(Date.now());
+      if (next) {
+        active.add(this.start(next, active));
+        continue;
+      }
+      if (this.frontier.size === 0 && active.size === 0) {
         if (this.queueRevisits()) continue;
         break;
       }
-      const wake = this.hosts.nextReadyAt(Date.now());
-      await Promise.race([
-        ...active,
-        new Promise<void>((resolve) => {
-          const onAbort = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(
-            () => {
-              signal.removeEventListener('abort', onAbort);
-              resolve();
-            },
-            wake === undefined ? 1000 : Math.max(1, wake - Date.now()),
-          );
-          signal.addEventListener('abort', onAbort, { once: true });
-        }),
-      ]);
+      await this.pause(active);
     }
     await Promise.allSettled(active);
-    await this.flush();
-    if (this.indexFailure) throw this.indexFailure.error;
+    await this.checkpoint();
+    if (this.output.failure) throw this.output.failure.error;
     if (signal.aborted) stoppedBy = String(signal.reason ?? 'aborted');
     const summary = this.snapshot();
     this.deps.onProgress(summary);
     return { ...summary, ...(stoppedBy ? { stoppedBy } : {}) };
+  }
+
+  /** Starts the visit of `taken`; a visit cut short by the crawl stopping is undone and queued again. */
+  private start(taken: Taken, active: Set<Promise<void>>): Promise<void> {
+    // A sitemap is read between pages, with the same pause, but is not a page of the budget.
+    const page = taken.item.sitemap === undefined;
+    if (page) this.pagesRequested++;
+    const trace = { fetched: false };
+    const task: Promise<void> = (page ? this.visit(taken.item, trace) : this.sitemaps.read(taken.item))
+      .then(
+        () => this.frontier.visited(taken),
+        (err) => {
+          if (this.deps.signal.aborted) {
+            if (page) this.pagesRequested--;
+            if (trace.fetched) this.report.counts.fetched--;
+            this.frontier.putBack(taken);
+            return;
+          }
+          if (page) this.fail(taken.item.url, classify(err));
+          this.frontier.visited(taken);
+        },
+      )
+      .finally(() => {
+        this.frontier.release(taken, Date.now());
+        this.visitsSinceCheckpoint++;
+        active.delete(task);
+        this.deps.onProgress(this.snapshot());
+      });
+    return task;
+  }
+
+  /** Waits for a visit to end, a host to be ready again, or the crawl to stop. */
+  private async pause(active: Set<Promise<void>>): Promise<void> {
+    const { signal } = this.deps;
+    const wake = this.frontier.nextReadyAt(Date.now());
+    let timer: NodeJS.Timeout | undefined;
+    let wakeUp = (): void => undefined;
+    try {
+      await Promise.race([
+        ...active,
+        new Promise<void>((resolve) => {
+          wakeUp = () => resolve();
+          timer = setTimeout(wakeUp, wake === undefined ? 1000 : Math.max(1, wake - Date.now()));
+          signal.addEventListener('abort', wakeUp, { once: true });
+        }),
+      ]);
+    } finally {
+      // Whichever ended the wait, the timer and the listener go (a visit ending first left both behind).
+      clearTimeout(timer);
+      signal.removeEventListener('abort', wakeUp);
+    }
   }
 
   // ---- the frontier ------------------------------------------------------------------------------
@@ -151,10 +204,9 @@ export class Crawl {
   }
 
   private enqueue(item: Item, isSeed = false): void {
-    if (this.seen.has(item.url)) return;
+    if (this.frontier.has(item.url)) return;
     if (!this.allowedPath(item.url, isSeed)) return;
-    this.seen.add(item.url);
-    this.hosts.push(new URL(item.url).host, item);
+    this.frontier.add(item);
   }
 
   /** Links of a page into the frontier, filtered by depth, origin and patterns. */
@@ -180,79 +232,40 @@ export class Crawl {
     this.revisitsQueued = true;
     let added = 0;
     for (const url of this.deps.pages.urls(this.deps.tenant, this.deps.scheduleId)) {
-      if (this.seen.has(url)) continue;
-      this.seen.add(url);
-      this.hosts.push(new URL(url).host, { url, depth: this.config.maxDepth, origin: new URL(url).origin, revisit: true });
-      added++;
+      if (this.frontier.add({ url, depth: this.config.maxDepth, origin: new URL(url).origin, revisit: true })) added++;
     }
     return added > 0;
   }
 
-  private async addSitemapUrls(): Promise<void> {
-    const origins = [...new Set(this.config.seeds.map((s) => new URL(s).origin))];
-    for (const origin of origins) {
-      if (this.deps.signal.aborted) return;
-      const rules = await this.robots.get(origin);
-      if (rules.sitemaps.length === 0) continue;
-      const urls = await readSitemaps(rules.sitemaps, (url) => this.fetchSmall(url), { maxUrls: this.config.maxPages * 4 });
-      for (const raw of urls) {
-        const url = normalizeUrl(raw, undefined, this.config.trailingSlash);
-        if (!url || (this.config.sameOrigin && new URL(url).origin !== origin)) continue;
-        if (this.config.maxDepth >= 1) this.enqueue({ url, depth: 1, origin });
-      }
-    }
-  }
-
   // ---- fetching ----------------------------------------------------------------------------------
-
-  private request(url: string, extra: { headers?: Record<string, string>; maxBytes?: number } = {}): Promise<OutboundResponse> {
-    const headers: Record<string, string> = { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5', ...extra.headers };
-    if (this.deps.userAgent) headers['user-agent'] = this.deps.userAgent;
-    return this.deps.outbound.fetch(url, {
-      headers,
-      allow: this.deps.allow,
-      signal: this.deps.signal,
-      timeoutMs: this.config.requestTimeoutMs,
-      maxRedirects: this.config.maxRedirects,
-      maxBytes: extra.maxBytes ?? this.config.maxPageBytes,
-    });
-  }
-
-  private async fetchRobots(url: string): Promise<{ status: number; body?: string }> {
-    const res = await this.request(url, { maxBytes: 512 * 1024 });
-    if (res.status < 200 || res.status >= 300) {
-      await res.discard();
-      return { status: res.status };
-    }
-    return { status: res.status, body: await res.text() };
-  }
-
-  private async fetchSmall(url: string): Promise<string | undefined> {
-    try {
-      const res = await this.request(url, { maxBytes: 20 * 1024 * 1024 });
-      if (res.status !== 200) {
-        await res.discard();
-        return undefined;
-      }
-      return await res.text();
-    } catch {
-      return undefined;
-    }
-  }
 
   private async rulesFor(url: string): Promise<RobotsRules | undefined> {
     if (!this.config.respectRobots) return undefined;
     const origin = new URL(url).origin;
     const rules = await this.robots.get(origin);
+    // robots.txt cut short by the crawl stopping is no verdict on the site.
+    this.deps.signal.throwIfAborted();
+    this.sitemaps.found(origin, rules);
     const delay = Math.max(this.config.politenessDelayMs, Math.min(rules.crawlDelayMs ?? 0, this.deps.maxCrawlDelayMs));
-    this.hosts.setDelay(new URL(url).host, delay);
+    this.frontier.setDelay(new URL(url).host, delay);
     return rules;
+  }
+
+  /** Whether a redirect hop may be requested: robots.txt of its origin is read and obeyed, as for a link. */
+  private async hopBlocked(url: string): Promise<'robots' | 'robots_unavailable' | undefined> {
+    if (!this.config.respectRobots) return undefined;
+    // A hop the egress policy refuses on its face fails as such when requested (egress_denied).
+    if (!this.deps.outbound.check(url, this.deps.allow).allowed) return undefined;
+    const rules = await this.rulesFor(url);
+    if (!rules || rules.allowed(url)) return undefined;
+    return rules.status === 'unavailable' ? 'robots_unavailable' : 'robots';
   }
 
   // ---- one page ----------------------------------------------------------------------------------
 
-  private async visit(item: Item): Promise<void> {
-    this.hosts.setDelay(new URL(item.url).host, this.config.politenessDelayMs);
+  /** Visits one page; `trace.fetched` says whether it was counted as fetched (undone if the visit is cut short). */
+  private async visit(item: Item, trace: { fetched: boolean }): Promise<void> {
+    this.frontier.setDelay(new URL(item.url).host, this.config.politenessDelayMs);
     const rules = await this.rulesFor(item.url);
     if (rules && !rules.allowed(item.url)) {
       this.pagesRequested--;
@@ -262,26 +275,28 @@ export class Crawl {
     const conditional: Record<string, string> = {};
     if (known?.etag) conditional['if-none-match'] = known.etag;
     if (known?.lastModified) conditional['if-modified-since'] = known.lastModified;
-    const res = await this.request(item.url, { headers: conditional });
+    const answer = await this.fetcher.page(item.url, conditional, (hop) => this.hopBlocked(hop));
     this.report.counts.fetched++;
+    trace.fetched = true;
+    // A redirect to a URL robots.txt disallows is not followed: neither it nor where it leads is requested.
+    if (answer.kind === 'blocked') return this.skip(answer.reason);
+    const res = answer.res;
 
-    const finalUrl = normalizeUrl(res.url, undefined, this.config.trailingSlash) ?? item.url;
+    const finalUrl = normalizeUrl(answer.url, undefined, this.config.trailingSlash) ?? item.url;
     if (finalUrl !== item.url) {
       // Redirected: the page is known by where it landed, which is checked like a link.
       if (this.config.sameOrigin && new URL(finalUrl).origin !== item.origin) return this.discard(res, 'offsite_redirect');
       // Reached both directly and through a redirect: only the first visit counts.
-      if (this.documented.has(finalUrl)) return this.discard(res, 'duplicate');
-      this.seen.add(finalUrl);
-      const finalRules = await this.rulesFor(finalUrl);
-      if (finalRules && !finalRules.allowed(finalUrl)) return this.discard(res, 'robots');
+      if (this.frontier.isDocumented(finalUrl)) return this.discard(res, 'duplicate');
+      this.frontier.see(finalUrl);
     }
 
     if (res.status === 304 && known) {
       await res.discard();
       this.report.counts.unchanged++;
-      this.documented.add(known.docUrl);
+      this.frontier.document(known.docUrl);
       this.follow(known.links, item);
-      this.remember(item.url, { ...known, crawledAt: new Date().toISOString() });
+      this.output.remember(item.url, { ...known, crawledAt: new Date().toISOString() });
       return;
     }
     if (res.status === 404 || res.status === 410) {
@@ -300,7 +315,7 @@ export class Crawl {
     const bytes = await res.bytes();
     const hash = createHash('sha256').update(bytes).digest('hex');
     const text = decode(bytes, contentType);
-    const page: ExtractedPage = kind === 'html' ? extractHtml(text, res.url) : kind === 'json' ? extractJson(text) : extractText(text);
+    const page: ExtractedPage = kind === 'html' ? extractHtml(text, answer.url) : kind === 'json' ? extractJson(text) : extractText(text);
     const links = page.nofollow ? [] : this.follow(page.links, { ...item, url: finalUrl });
 
     let docUrl = finalUrl;
@@ -308,10 +323,9 @@ export class Crawl {
     if (canonical && canonical !== finalUrl && (!this.config.sameOrigin || new URL(canonical).origin === item.origin)) {
       docUrl = canonical;
       // The canonical page is this page: it need not be fetched again.
-      this.seen.add(canonical);
+      this.frontier.see(canonical);
     }
-    if (this.documented.has(docUrl)) return this.skip('duplicate');
-    this.documented.add(docUrl);
+    if (!this.frontier.document(docUrl)) return this.skip('duplicate');
 
     const state: PageState = {
       docUrl,
@@ -322,23 +336,23 @@ export class Crawl {
       ...(res.headers.get('last-modified') ? { lastModified: res.headers.get('last-modified')! } : {}),
     };
     if (page.noindex) {
-      if (known?.docId) await this.toIndex((sink) => sink.delete(known.docId!));
+      if (known?.docId) await this.output.write((sink) => sink.delete(known.docId!));
       const { hash: _indexedContent, ...unindexed } = state;
-      this.remember(item.url, unindexed);
+      this.output.remember(item.url, unindexed);
       return this.skip('noindex');
     }
     if (known && known.hash === hash && known.docUrl === docUrl && known.docId !== undefined) {
       this.report.counts.unchanged++;
-      this.remember(item.url, { ...state, docId: known.docId });
+      this.output.remember(item.url, { ...state, docId: known.docId });
       return;
     }
-    if (!this.deps.sink) {
-      this.remember(item.url, state);
+    if (!this.output.indexing) {
+      this.output.remember(item.url, state);
       return;
     }
     const docId = documentId(docUrl);
-    if (known?.docId && known.docId !== docId) await this.toIndex((sink) => sink.delete(known.docId!));
-    const written = await this.toIndex((sink) =>
+    if (known?.docId && known.docId !== docId) await this.output.write((sink) => sink.delete(known.docId!));
+    const written = await this.output.write((sink) =>
       sink.upsert({
         id: docId,
         url: docUrl,
@@ -351,31 +365,13 @@ export class Crawl {
       }),
     );
     if (!written) return;
-    this.remember(item.url, { ...state, docId });
-    if (++this.pendingDocs >= this.deps.batchDocs) await this.flush();
+    this.output.remember(item.url, { ...state, docId });
   }
 
   private async removePage(url: string, known: PageState): Promise<void> {
-    if (known.docId && !(await this.toIndex((sink) => sink.delete(known.docId!)))) return;
+    if (known.docId && !(await this.output.write((sink) => sink.delete(known.docId!)))) return;
     this.report.counts.removed++;
-    this.remember(url, null);
-  }
-
-  /** A write to the index; a failure stops the crawl (it is the job's failure, not the page's). */
-  private async toIndex(write: (sink: IndexSink) => Promise<void>): Promise<boolean> {
-    if (!this.deps.sink) return true;
-    if (this.indexFailure) return false;
-    try {
-      await write(this.deps.sink);
-      return true;
-    } catch (err) {
-      this.indexFailure ??= { error: err };
-      return false;
-    }
-  }
-
-  private remember(url: string, state: PageState | null): void {
-    this.pending.set(url, state);
+    this.output.remember(url, null);
   }
 
   private async discard(res: OutboundResponse, reason: string): Promise<void> {
@@ -391,36 +387,29 @@ export class Crawl {
     this.report.fail(url, what, status);
   }
 
+  // ---- checkpoints -------------------------------------------------------------------------------
+
+  private checkpointDue(): boolean {
+    if (this.visitsSinceCheckpoint === 0) return false;
+    return this.visitsSinceCheckpoint >= this.deps.batchDocs || Date.now() - this.lastCheckpointAt >= this.deps.checkpointIntervalMs;
+  }
+
   /**
-   * Sends the buffered documents and, once the index has acknowledged them, stores the page states
-   * of that batch: a page is remembered as indexed only when it is. Flushes run one at a time.
+   * Writes a checkpoint (see CrawlOutput). Taken with no visit in flight, so what it stores is
+   * exactly the work done: a crawl resumed from it repeats nothing it recorded, and redoes what
+   * came after (fetches, and index writes that replace themselves by id).
    */
-  private flush(): Promise<void> {
-    const run = this.flushing.then(async () => {
-      const pending = this.pending;
-      this.pending = new Map();
-      this.pendingDocs = 0;
-      if (this.deps.sink) {
-        if (this.indexFailure) return;
-        let result;
-        try {
-          result = await this.deps.sink.flush();
-        } catch (err) {
-          this.indexFailure ??= { error: err };
-          return;
-        }
-        this.report.counts.indexed += result.indexed;
-        const refused = new Set<string>();
-        for (const e of result.errors) {
-          if (e.id) refused.add(e.id);
-          this.fail(e.id ?? '(index)', { code: e.code, skip: false, message: e.message });
-        }
-        // A refused document is not remembered, so the next run tries it again.
-        for (const [url, state] of pending) if (state?.docId && refused.has(state.docId)) pending.delete(url);
-      }
-      await this.deps.pages.apply(this.deps.tenant, this.deps.scheduleId, pending);
-    });
-    this.flushing = run.catch(() => undefined);
-    return run;
+  private async checkpoint(): Promise<void> {
+    this.visitsSinceCheckpoint = 0;
+    this.lastCheckpointAt = Date.now();
+    await this.output.checkpoint(
+      () => this.frontier.takeDelta(),
+      () => ({
+        report: this.report.state(),
+        pagesRequested: this.pagesRequested,
+        revisitsQueued: this.revisitsQueued,
+        ...this.sitemaps.state(),
+      }),
+    );
   }
 }

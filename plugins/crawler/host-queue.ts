@@ -41,8 +41,11 @@ export class HostQueue<T> {
     return host;
   }
 
-  push(host: string, item: T): void {
-    this.host(host).queue.push(item);
+  /** Queues `item` last for its host, or first with `front` (a sitemap to read next, a request to retry). */
+  push(host: string, item: T, front = false): void {
+    const queue = this.host(host).queue;
+    if (front) queue.unshift(item);
+    else queue.push(item);
     this.queued++;
   }
 

@@ -2,10 +2,16 @@
 export type TrailingSlashPolicy = 'keep' | 'strip' | 'add';
 
 /**
+ * The longest URL a crawl follows, in characters (an href is ASCII). URLs are LMDB keys of page
+ * states and checkpoints, whose keys are bounded (1978 bytes); longer ones are passed over.
+ */
+export const MAX_URL_LENGTH = 1500;
+
+/**
  * The one form a URL is stored, compared and deduplicated in: scheme and host lower-cased, default
  * port dropped (WHATWG URL does both), fragment removed, query parameters sorted (stable, so
  * repeated keys keep their order), an empty `?` dropped, and the trailing-slash policy applied.
- * Returns undefined for anything that is not an absolute http(s) URL.
+ * Returns undefined for anything that is not an absolute http(s) URL, or is longer than MAX_URL_LENGTH.
  */
 export function normalizeUrl(input: string, base?: string | URL, trailingSlash: TrailingSlashPolicy = 'keep'): string | undefined {
   let url: URL;
@@ -27,7 +33,7 @@ export function normalizeUrl(input: string, base?: string | URL, trailingSlash: 
     if (trailingSlash === 'strip' && path.endsWith('/')) url.pathname = path.replace(/\/+$/, '') || '/';
     else if (trailingSlash === 'add' && !path.endsWith('/') && !lastSegment(path).includes('.')) url.pathname = `${path}/`;
   }
-  return url.href;
+  return url.href.length > MAX_URL_LENGTH ? undefined : url.href;
 }
 
 function lastSegment(path: string): string {

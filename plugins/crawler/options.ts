@@ -12,8 +12,13 @@ export const crawlerOptionsSchema = z.strictObject({
   allowHosts: z.array(z.string().min(1)).default([]),
   /** Crawls running at once in this process. @default 4 */
   maxActiveCrawls: z.number().int().min(1).max(64).default(4),
-  /** Documents sent to the index per batch. @default 100 */
+  /**
+   * Documents sent to the index per batch, and pages visited between two checkpoints of a running
+   * crawl at most (what a crash makes it fetch again). @default 100
+   */
   batchDocs: z.number().int().min(1).max(10_000).default(100),
+  /** Time between two checkpoints of a running crawl at most, in ms. @default 10000 */
+  checkpointIntervalMs: z.number().int().min(100).max(600_000).default(10_000),
   /** Errors listed on a job (all are counted). @default 100 */
   maxReportedErrors: z.number().int().min(0).max(10_000).default(100),
   /** The longest `Crawl-delay` a robots.txt can impose, in ms; a longer one is capped. @default 30000 */

@@ -31,16 +31,13 @@ export class PageStore {
     return this.db.get([tenant, scheduleId, url] satisfies Key) as PageState | undefined;
   }
 
-  /** Writes (state) and removals (null) together, in one transaction. */
-  async apply(tenant: string, scheduleId: string, changes: ReadonlyMap<string, PageState | null>): Promise<void> {
-    if (changes.size === 0) return;
-    await this.store.transaction(() => {
-      for (const [url, state] of changes) {
-        const key: Key = [tenant, scheduleId, url];
-        if (state === null) void this.db.remove(key);
-        else void this.db.put(key, state);
-      }
-    });
+  /** Writes (state) and removals (null), inside a transaction the caller holds (a crawl checkpoint's). */
+  write(tenant: string, scheduleId: string, changes: ReadonlyMap<string, PageState | null>): void {
+    for (const [url, state] of changes) {
+      const key: Key = [tenant, scheduleId, url];
+      if (state === null) void this.db.remove(key);
+      else void this.db.put(key, state);
+    }
   }
 
   /** Every page URL known for a schedule. */

@@ -3,6 +3,7 @@ import {
   JobNotFoundError,
   reply,
   sortableId,
+  terminalJobStates,
   z,
   type JobRecord,
   type JobState,
@@ -14,11 +15,16 @@ import { scheduleCreateBody, schedulePatchBody, type AutoIndex, type CrawlConfig
 import { errors } from './errors.js';
 import { publicJob, runSummary, type CrawlJobState } from './job-view.js';
 import type { CrawlerOptions } from './options.js';
+import type { CheckpointStore } from './crawl-checkpoint.js';
 import type { PageStore } from './page-store.js';
 
 export const CRAWL_JOB = 'crawl';
 
 const finalJobEvents = new Set(['job.completed', 'job.failed', 'job.cancelled', 'job.interrupted']);
+
+/** The last event of a job's feed. `job.interrupted` of a job queued again to resume is not. */
+const isFinalJobEvent = (event: { type: string; data: unknown }): boolean =>
+  finalJobEvents.has(event.type) && (event.data as { state?: string } | null)?.state !== 'queued';
 
 const jobStates: Record<CrawlJobState, JobState[]> = {
   queued: ['queued'],
@@ -37,6 +43,7 @@ const jobsQuery = z.strictObject({
 
 export interface RouteDeps {
   pages: PageStore;
+  checkpoints: CheckpointStore;
 }
 
 export function registerRoutes(ctx: PluginContext<CrawlerOptions>, deps: RouteDeps): void {
@@ -66,6 +73,13 @@ export function registerRoutes(ctx: PluginContext<CrawlerOptions>, deps: RouteDe
     const job = ctx.jobs.tenant(tenant).get(id);
     if (!job || job.name !== CRAWL_JOB) throw new JobNotFoundError(id);
     return job;
+  };
+
+  /** Cancels a job; one that was waiting to resume will not, so its checkpoint goes too. */
+  const cancelJob = async (tenant: string, id: string): Promise<JobRecord | undefined> => {
+    const after = await ctx.jobs.tenant(tenant).cancel(id);
+    if (after && terminalJobStates.has(after.state)) await deps.checkpoints.drop(id);
+    return after;
   };
 
   const publicSchedule = (tenant: string, record: ScheduleRecord<CrawlInput>) => {
@@ -188,7 +202,7 @@ export function registerRoutes(ctx: PluginContext<CrawlerOptions>, deps: RouteDe
       const jobs = ctx.jobs.tenant(tenant);
       await jobs.unschedule(record.id);
       const active = jobs.list({ name: CRAWL_JOB, scheduleId: record.id, state: ['queued', 'running'], limit: 100 }).jobs;
-      for (const job of active) await jobs.cancel(job.id);
+      for (const job of active) await cancelJob(tenant, job.id);
       await deps.pages.drop(tenant, record.id);
       return { deleted: true, id: record.id };
     },
@@ -249,7 +263,7 @@ export function registerRoutes(ctx: PluginContext<CrawlerOptions>, deps: RouteDe
       findJob(request.tenant, request.params.jobId!);
       return eventStreamResponse(request, ctx.events.forTenant(request.tenant), {
         filter: { subject: request.params.jobId!, types: ['job.*'] },
-        endAfter: (event) => finalJobEvents.has(event.type),
+        endAfter: isFinalJobEvent,
       });
     },
   });
@@ -262,7 +276,7 @@ export function registerRoutes(ctx: PluginContext<CrawlerOptions>, deps: RouteDe
     tags,
     async handler({ tenant, params }) {
       const job = findJob(tenant, params.jobId!);
-      const after = (await ctx.jobs.tenant(tenant).cancel(job.id)) ?? job;
+      const after = (await cancelJob(tenant, job.id)) ?? job;
       return { job: publicJob(ctx.jobs.tenant(tenant).get(after.id) ?? after) };
     },
   });

@@ -106,8 +106,10 @@ describe('a crawl of a real local site', () => {
   it('obeys robots.txt: a disallowed path is never requested, Crawl-delay spaces the requests, the User-Agent names Tessera', () => {
     expect(site.hitsOf('/private/secret')).toEqual([]);
     expect(site.hitsOf('/robots.txt')).toHaveLength(1);
-    // Redirect hops belong to one request; the sitemap is read once at the start.
-    const pageHits = site.hits.filter((h) => !/^\/(robots\.txt|sitemap\.xml|redirect|landing)/.test(h.path));
+    // Redirect hops belong to one request; robots.txt is read just before the first page. The
+    // sitemap is read like a page, with the same pause.
+    expect(site.hitsOf('/sitemap.xml')).toHaveLength(1);
+    const pageHits = site.hits.filter((h) => !/^\/(robots\.txt|redirect|landing)/.test(h.path));
     for (const hit of site.hits) expect(hit.userAgent).toMatch(/^Tessera\/\d+\.\d+\.\d+/);
     // One request at a time per host, each 200 ms (Crawl-delay: 0.2) after the previous ended.
     for (let i = 1; i < pageHits.length; i++) expect(pageHits[i]!.at - pageHits[i - 1]!.at).toBeGreaterThanOrEqual(190);

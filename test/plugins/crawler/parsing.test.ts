@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractHtml, extractJson } from '../../../plugins/crawler/extract.js';
-import { normalizeUrl } from '../../../plugins/crawler/normalize-url.js';
+import { MAX_URL_LENGTH, normalizeUrl } from '../../../plugins/crawler/normalize-url.js';
 
 describe('normalizeUrl', () => {
   it('drops the fragment, the default port and credentials, lower-cases scheme and host, and sorts the query', () => {
@@ -14,6 +14,12 @@ describe('normalizeUrl', () => {
     expect(normalizeUrl('mailto:a@example.com')).toBeUndefined();
     expect(normalizeUrl('javascript:void(0)', 'https://example.com/')).toBeUndefined();
     expect(normalizeUrl('http://[not-a-host')).toBeUndefined();
+  });
+
+  it('passes over URLs longer than MAX_URL_LENGTH (they are store keys)', () => {
+    const base = 'https://example.com/';
+    expect(normalizeUrl(base + 'a'.repeat(MAX_URL_LENGTH - base.length))).toHaveLength(MAX_URL_LENGTH);
+    expect(normalizeUrl(base + 'a'.repeat(MAX_URL_LENGTH - base.length + 1))).toBeUndefined();
   });
 
   it('applies the trailing-slash policy, leaving the root and file names alone', () => {
