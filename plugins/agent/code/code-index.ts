@@ -148,13 +148,16 @@ export class CodeIndex {
     for (const [p, e] of parsed) all.set(p, e);
     const linked = link([...all.values()].map((e) => e.symbols));
 
-    // Declarations of the files parsed again or gone: the old ones not made again are deleted.
+    // Declarations of the files parsed again are written; every document and entity that no file's
+    // parse makes any more is deleted. Read from the index and the graph rather than from the ledger,
+    // so that what an update cut short by a crash wrote before its ledger commit is removed too.
     const fresh = [...parsed.values()].flatMap((e) => e.symbols.declarations);
-    const freshIds = new Set(fresh.map((d) => d.id));
-    const stale = [...parsed.keys(), ...gone]
-      .flatMap((p) => stored.get(p)?.symbols.declarations ?? [])
-      .map((d) => d.id)
-      .filter((id) => !freshIds.has(id));
+    const keep = new Set([...all.values()].flatMap((e) => e.symbols.declarations.map((d) => d.id)));
+    const stale = this.search.documentIds(tenant, index).filter((id) => !keep.has(id));
+    const staleEntities = this.graph
+      .entities(tenant, index)
+      .map((e) => e.id)
+      .filter((id) => !keep.has(id));
     for (let i = 0; i < fresh.length; i += writeBatch) {
       const written = await this.search.upsert(
         tenant,
@@ -172,7 +175,7 @@ export class CodeIndex {
     const removeTriples = [...current].filter(([k]) => !wanted.has(k)).map(([, t]) => t);
     const triples = [...wanted].filter(([k, t]) => current.get(k)?.weight !== t.weight).map(([, t]) => t);
     await this.graph.write(tenant, index, {
-      removeEntities: stale,
+      removeEntities: staleEntities,
       removeTriples,
       entities: fresh.map((d) => ({
         id: d.id,

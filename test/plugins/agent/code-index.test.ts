@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeIndexName } from '../../../plugins/agent/code/code-index.js';
@@ -144,6 +144,22 @@ describe('the code knowledge graph in the search and graph plugins', () => {
     const again = await kg(t);
     expect(again.body.stats).toMatchObject({ parsedFiles: 1, reusedFiles: 3 });
     expect(edgesOf(again.body)).toContain('web/app.ts#Greeter.greet calls web/util.js#helper');
+  });
+
+  it('removes what an update cut short before its ledger commit left in the index and the graph', async () => {
+    // A crash after the search and graph writes but before the ledger's commit leaves declarations
+    // that no parse made: the next update must delete them, whichever file they name.
+    const ghost = 'web/util.js#ghost';
+    expect((await t.call('POST', `/v1/indexes/${index}/documents`, [{ id: ghost, kind: 'function', name: 'ghost', file: 'web/util.js' }])).status).toBe(200);
+    expect((await t.call('POST', `/v1/indexes/${index}/graph/entities`, { entities: [{ id: ghost, name: 'ghost', type: 'function' }] })).status).toBe(200);
+    writeFileSync(path.join(fx.work, 'calc/ops.py'), readFileSync(path.join(fx.work, 'calc/ops.py'), 'utf8') + '\n# touched\n');
+    git(fx.work, 'commit', '-qam', 'touch ops');
+    git(fx.work, 'push', '-q', 'origin', 'main');
+    const after = await kg(t);
+    expect(after.body.stats).toMatchObject({ parsedFiles: 1 });
+    expect((await t.call('GET', `/v1/indexes/${index}/documents/${enc(ghost)}`)).status).toBe(404);
+    expect((await t.call('GET', `/v1/indexes/${index}/graph/entities/${enc(ghost)}`)).status).toBe(404);
+    expect((await t.call('GET', `/v1/indexes/${index}`)).body.index.docCount).toBe(after.body.declarations.length);
   });
 
   it('rebuilds from nothing when the code index was dropped through the search API', async () => {
