@@ -20,6 +20,7 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     CREATE TABLE IF NOT EXISTS executions (tenant TEXT NOT NULL, id TEXT NOT NULL, workflow TEXT NOT NULL, status TEXT NOT NULL, started_at TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
     CREATE INDEX IF NOT EXISTS executions_status ON executions (status);
     CREATE TABLE IF NOT EXISTS execution_fields (tenant TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (tenant, field, value, id));
+    CREATE INDEX IF NOT EXISTS execution_fields_id ON execution_fields (tenant, id);
     CREATE TABLE IF NOT EXISTS tests (tenant TEXT NOT NULL, id TEXT NOT NULL, workflow TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
     CREATE TABLE IF NOT EXISTS deploys (tenant TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
   `);
@@ -54,10 +55,57 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
   const putEx = (e: ExecutionRecord): void => {
     st.putEx.run(e.tenant, e.id, e.workflow, e.status, e.startedAt, JSON.stringify(e));
   };
-  const finish = db.transaction((e: ExecutionRecord) => {
-    putEx(e);
-    for (const [f, v] of Object.entries(e.fields)) st.putField.run(e.tenant, f, v, e.id);
+  // Group commit. The execution writes issued in one event turn (the running markers and finished
+  // records of every request served in it) commit in one transaction, run right after the turn's
+  // I/O (setImmediate); each write's promise resolves only once that transaction has committed, so
+  // an execution is still acknowledged after its commit. A running marker whose finished record is
+  // in the same batch is superseded and not written. If the batch fails, each write is retried in
+  // a transaction of its own, so one bad record fails only its own caller.
+  interface Write {
+    e: ExecutionRecord;
+    json: string;
+    final: boolean;
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }
+  let queue: Write[] = [];
+  let pending: NodeJS.Immediate | undefined;
+  const writeOne = (w: Write): void => {
+    st.putEx.run(w.e.tenant, w.e.id, w.e.workflow, w.e.status, w.e.startedAt, w.json);
+    if (w.final) for (const [f, v] of Object.entries(w.e.fields)) st.putField.run(w.e.tenant, f, v, w.e.id);
+  };
+  const writeBatch = db.transaction((batch: Write[]) => {
+    const finals = new Set<string>();
+    for (const w of batch) if (w.final) finals.add(`${w.e.tenant}\u0000${w.e.id}`);
+    for (const w of batch) if (w.final || !finals.has(`${w.e.tenant}\u0000${w.e.id}`)) writeOne(w);
   });
+  const writeAlone = db.transaction(writeOne);
+  const flush = (): void => {
+    pending = undefined;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    try {
+      writeBatch(batch);
+    } catch {
+      for (const w of batch) {
+        try {
+          writeAlone(w);
+          w.resolve();
+        } catch (err) {
+          w.reject(err);
+        }
+      }
+      return;
+    }
+    for (const w of batch) w.resolve();
+  };
+  const enqueue = (e: ExecutionRecord, final: boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      // Serialised now: the stored record is the one given, whatever the caller does with it next.
+      queue.push({ e, json: JSON.stringify(e), final, resolve, reject });
+      pending ??= setImmediate(flush);
+    });
   const remove = db.transaction((tenant: string, ids: string[]) => {
     for (const id of ids) {
       st.delFields.run(tenant, id);
@@ -79,11 +127,11 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     async deleteWorkflow(tenant, id) {
       return st.delWf.run(tenant, id).changes > 0;
     },
-    async startExecution(e) {
-      putEx(e);
+    startExecution(e) {
+      return enqueue(e, false);
     },
-    async finishExecution(e) {
-      finish(e);
+    finishExecution(e) {
+      return enqueue(e, true);
     },
     async getExecution(tenant, id) {
       return parse<ExecutionRecord>(st.getEx.get(tenant, id));
@@ -165,7 +213,11 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       return (pages - free) * size;
     },
     async close() {
-      if (db.open) db.close();
+      if (pending) clearImmediate(pending);
+      if (db.open) {
+        flush();
+        db.close();
+      }
     },
   };
 }
