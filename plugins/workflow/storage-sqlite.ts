@@ -94,6 +94,7 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
           writeAlone(w);
           w.resolve();
         } catch (err) {
+          counts.delete(w.e.tenant);
           w.reject(err);
         }
       }
@@ -107,11 +108,28 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       queue.push({ e, json: JSON.stringify(e), final, resolve, reject });
       pending ??= setImmediate(flush);
     });
-  const remove = db.transaction((tenant: string, ids: string[]) => {
+  // Executions per tenant, counted once and then kept up to date (this process is the only writer
+  // while the server runs), so an inline prune does not count the tenant's rows each time. A
+  // started execution is new (its id is fresh); a record finished without a start may replace one,
+  // so the tenant is counted again next time (after committing the writes queued, so it counts them).
+  const counts = new Map<string, number>();
+  const started = new Set<string>();
+  const countOf = (tenant: string): number => {
+    let n = counts.get(tenant);
+    if (n === undefined) {
+      if (pending) clearImmediate(pending);
+      flush();
+      counts.set(tenant, (n = (st.countEx.get(tenant) as { n: number }).n));
+    }
+    return n;
+  };
+  const remove = db.transaction((tenant: string, ids: string[]): number => {
+    let deleted = 0;
     for (const id of ids) {
       st.delFields.run(tenant, id);
-      st.delEx.run(tenant, id);
+      deleted += st.delEx.run(tenant, id).changes;
     }
+    return deleted;
   });
 
   return {
@@ -129,9 +147,13 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       return st.delWf.run(tenant, id).changes > 0;
     },
     startExecution(e) {
+      const n = counts.get(e.tenant);
+      if (n !== undefined) counts.set(e.tenant, n + 1);
+      started.add(`${e.tenant}\u0000${e.id}`);
       return enqueue(e, false);
     },
     finishExecution(e) {
+      if (!started.delete(`${e.tenant}\u0000${e.id}`)) counts.delete(e.tenant);
       return enqueue(e, true);
     },
     async getExecution(tenant, id) {
@@ -156,7 +178,7 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       }
     },
     async countExecutions(tenant) {
-      return (st.countEx.get(tenant) as { n: number }).n;
+      return countOf(tenant);
     },
     async executionTenants() {
       return (st.tenantsEx.all() as Array<{ tenant: string }>).map((r) => r.tenant);
@@ -176,7 +198,7 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     },
     async prune(tenant, o) {
       const cutoff = new Date((o.now ?? Date.now()) - o.maxAgeMs).toISOString();
-      let excess = Math.max(0, (st.countEx.get(tenant) as { n: number }).n - o.maxCount);
+      let excess = Math.max(0, countOf(tenant) - o.maxCount);
       const ids: string[] = [];
       // Read only as far as the first execution kept (a statement being iterated is closed on break).
       for (const r of st.oldest.iterate(tenant, o.batch) as IterableIterator<{ id: string; started_at: string }>) {
@@ -186,7 +208,8 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
         } else break;
       }
       if (ids.length === 0) return 0;
-      remove(tenant, ids);
+      const deleted = remove(tenant, ids);
+      if (counts.has(tenant)) counts.set(tenant, counts.get(tenant)! - deleted);
       // Freed pages are reused by the next inserts; the file gives them back once they are over a
       // quarter of it, not after every pass (which moved pages back and forth under a steady load).
       if ((db.pragma('freelist_count', { simple: true }) as number) * 4 > (db.pragma('page_count', { simple: true }) as number))
