@@ -1,7 +1,10 @@
 /**
  * The SQLite driver (better-sqlite3), for `dbPath`: one file a user can open with `sqlite3`.
- * WAL journal; each execution's record, timeline and search fields commit in one transaction;
- * incremental auto-vacuum gives pruned pages back to the file system.
+ * WAL journal with `synchronous = NORMAL`: a commit is in the WAL file when it returns, which
+ * survives kill -9 but not necessarily a power loss (fsync at checkpoints only; docs/workflow.md,
+ * Durability). Each execution's record, timeline and search fields commit in one transaction,
+ * shared with the other executions written in the same event turn (group commit, below);
+ * incremental auto-vacuum gives free pages back to the file system.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
