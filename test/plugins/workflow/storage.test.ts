@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConformance } from 'tessera-runtime/testing';
 import { Store } from '../../../runtime/store.js';
@@ -184,6 +185,32 @@ describe('sqlite workflow storage: group commit', () => {
     expect((await s.queryExecutions('t1', { limit: 10 })).executions.map((e) => e.id)).toEqual(['good2', 'good1']);
     expect(await s.countExecutions('t1')).toBe(2);
     await s.close();
+  });
+
+  it('opens a file made before the running and search-field indexes, and uses them', async () => {
+    const { file, s: fresh } = open();
+    await fresh.close();
+    const raw = new Database(file);
+    raw.exec(`DROP INDEX executions_running; DROP INDEX execution_fields_id; CREATE INDEX executions_status ON executions (status);`);
+    const e = exec('t1', 'ex1', { status: 'running', steps: [] });
+    raw
+      .prepare('INSERT INTO executions (tenant, id, workflow, status, started_at, json) VALUES (?, ?, ?, ?, ?, ?)')
+      .run('t1', 'ex1', 'orders', 'running', e.startedAt, JSON.stringify(e));
+    raw.close();
+    const s = sqliteStorage(file);
+    expect(await s.markInterrupted('now')).toBe(1);
+    expect((await s.getExecution('t1', 'ex1'))!.status).toBe('interrupted');
+    await s.close();
+    const check = new Database(file, { readonly: true });
+    const indexes = (
+      check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
+    ).map((r) => r.name);
+    const plan = (
+      check.prepare('EXPLAIN QUERY PLAN DELETE FROM execution_fields WHERE tenant = ? AND id = ?').all('t1', 'ex1') as Array<{ detail: string }>
+    ).map((r) => r.detail);
+    check.close();
+    expect(indexes).toEqual(['execution_fields_id', 'executions_running']);
+    expect(plan).toEqual(['SEARCH execution_fields USING INDEX execution_fields_id (tenant=? AND id=?)']);
   });
 
   it('commits the writes still queued when closed', async () => {
