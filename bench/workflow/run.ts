@@ -2,7 +2,8 @@
  * The workflow platform's benchmark (issue 17):
  *   npm run bench:workflow               (in-process engine, then 10 s of HTTP load per driver, 2 rounds)
  *   npm run bench:workflow -- --quick    (3 s, 1 round)
- * In-process: engine overhead per step on a 10-step `map` chain (p50, p99). Over HTTP: autocannon
+ * In-process: engine overhead per step on a 10-step `map` chain (p50, p99), and each storage
+ * driver's CPU time per execution written (bench/workflow/storage.ts). Over HTTP: autocannon
  * against `tessera serve --workflows` in its own process, a 3-step workflow route with every
  * execution and its timeline persisted, on LMDB (default) and on SQLite (`--db-path`).
  * The same run loads the runtime's echo route (bench/http: same pipeline, JSON body, no engine and
@@ -15,8 +16,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { WorkflowSpec } from '../../plugins/workflow/spec.js';
 import autocannon from 'autocannon';
 import { timeChain } from './engine.js';
+import { timeStorage } from './storage.js';
 
 const quick = process.argv.includes('--quick');
 const duration = quick ? 3 : 10;
@@ -50,6 +53,26 @@ const spec = {
   ],
 };
 const body = JSON.stringify({ customer: 'ann', amount: 150 });
+
+// In-process storage cost per execution, each driver (bench/workflow/storage.ts): rounds alternate
+// the order; the median is reported.
+const storageRounds = quick ? 1 : 3;
+const storageCpu: Record<'lmdb' | 'sqlite', number[]> = { lmdb: [], sqlite: [] };
+for (let round = 1; round <= storageRounds; round++) {
+  for (const driver of round % 2 === 1 ? (['lmdb', 'sqlite'] as const) : (['sqlite', 'lmdb'] as const)) {
+    const r = await timeStorage(driver, spec as unknown as Pick<WorkflowSpec, 'steps'>, quick ? 5_000 : 20_000);
+    storageCpu[driver].push(r.cpuUsPerExecution);
+    emit({
+      part: 'storage',
+      round,
+      driver,
+      cpuUsPerExecution: round2(r.cpuUsPerExecution),
+      wallUsPerExecution: round2(r.wallUsPerExecution),
+      stored: r.stored,
+    });
+  }
+}
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** The echo route's schema (bench/http): a body of about the same size. */
 const echoBody = JSON.stringify({ name: 'ann', count: 150, tags: ['a'] });
 
@@ -214,6 +237,8 @@ emit({
     echoCpuUs: Math.round(mean(cpu.echo!)),
     lmdbCpuUs: Math.round(mean(cpu.lmdb!)),
     sqliteCpuUs: Math.round(mean(cpu.sqlite!)),
+    storageLmdbCpuUs: round2(median(storageCpu.lmdb)),
+    storageSqliteCpuUs: round2(median(storageCpu.sqlite)),
     targetRps: 2000,
     lmdbVsN8n: round2(lmdb / 220),
     lmdbVsHatchet: round2(lmdb / 2000),

@@ -1,7 +1,10 @@
 /**
  * The SQLite driver (better-sqlite3), for `dbPath`: one file a user can open with `sqlite3`.
- * WAL journal; each execution's record, timeline and search fields commit in one transaction;
- * incremental auto-vacuum gives pruned pages back to the file system.
+ * WAL journal with `synchronous = NORMAL`: a commit is in the WAL file when it returns, which
+ * survives kill -9 but not necessarily a power loss (fsync at checkpoints only; docs/workflow.md,
+ * Durability). Each execution's record, timeline and search fields commit in one transaction,
+ * shared with the other executions written in the same event turn (group commit, below);
+ * incremental auto-vacuum gives free pages back to the file system.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -18,8 +21,10 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
   db.exec(`
     CREATE TABLE IF NOT EXISTS workflows (tenant TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
     CREATE TABLE IF NOT EXISTS executions (tenant TEXT NOT NULL, id TEXT NOT NULL, workflow TEXT NOT NULL, status TEXT NOT NULL, started_at TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
-    CREATE INDEX IF NOT EXISTS executions_status ON executions (status);
+    DROP INDEX IF EXISTS executions_status;
+    CREATE INDEX IF NOT EXISTS executions_running ON executions (id) WHERE status = 'running';
     CREATE TABLE IF NOT EXISTS execution_fields (tenant TEXT NOT NULL, field TEXT NOT NULL, value TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (tenant, field, value, id));
+    CREATE INDEX IF NOT EXISTS execution_fields_id ON execution_fields (tenant, id);
     CREATE TABLE IF NOT EXISTS tests (tenant TEXT NOT NULL, id TEXT NOT NULL, workflow TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
     CREATE TABLE IF NOT EXISTS deploys (tenant TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (tenant, id));
   `);
@@ -54,15 +59,80 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
   const putEx = (e: ExecutionRecord): void => {
     st.putEx.run(e.tenant, e.id, e.workflow, e.status, e.startedAt, JSON.stringify(e));
   };
-  const finish = db.transaction((e: ExecutionRecord) => {
-    putEx(e);
-    for (const [f, v] of Object.entries(e.fields)) st.putField.run(e.tenant, f, v, e.id);
+  // Group commit. The execution writes issued in one event turn (the running markers and finished
+  // records of every request served in it) commit in one transaction, run right after the turn's
+  // I/O (setImmediate); each write's promise resolves only once that transaction has committed, so
+  // an execution is still acknowledged after its commit. A running marker whose finished record is
+  // in the same batch is superseded and not written. If the batch fails, each write is retried in
+  // a transaction of its own, so one bad record fails only its own caller.
+  interface Write {
+    e: ExecutionRecord;
+    json: string;
+    final: boolean;
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }
+  let queue: Write[] = [];
+  let pending: NodeJS.Immediate | undefined;
+  const writeOne = (w: Write): void => {
+    st.putEx.run(w.e.tenant, w.e.id, w.e.workflow, w.e.status, w.e.startedAt, w.json);
+    if (w.final) for (const [f, v] of Object.entries(w.e.fields)) st.putField.run(w.e.tenant, f, v, w.e.id);
+  };
+  const writeBatch = db.transaction((batch: Write[]) => {
+    const finals = new Set<string>();
+    for (const w of batch) if (w.final) finals.add(`${w.e.tenant}\u0000${w.e.id}`);
+    for (const w of batch) if (w.final || !finals.has(`${w.e.tenant}\u0000${w.e.id}`)) writeOne(w);
   });
-  const remove = db.transaction((tenant: string, ids: string[]) => {
+  const writeAlone = db.transaction(writeOne);
+  const flush = (): void => {
+    pending = undefined;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    try {
+      writeBatch(batch);
+    } catch {
+      for (const w of batch) {
+        try {
+          writeAlone(w);
+          w.resolve();
+        } catch (err) {
+          counts.delete(w.e.tenant);
+          w.reject(err);
+        }
+      }
+      return;
+    }
+    for (const w of batch) w.resolve();
+  };
+  const enqueue = (e: ExecutionRecord, final: boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      // Serialised now: the stored record is the one given, whatever the caller does with it next.
+      queue.push({ e, json: JSON.stringify(e), final, resolve, reject });
+      pending ??= setImmediate(flush);
+    });
+  // Executions per tenant, counted once and then kept up to date (this process is the only writer
+  // while the server runs), so an inline prune does not count the tenant's rows each time. A
+  // started execution is new (its id is fresh); a record finished without a start may replace one,
+  // so the tenant is counted again next time (after committing the writes queued, so it counts them).
+  const counts = new Map<string, number>();
+  const started = new Set<string>();
+  const countOf = (tenant: string): number => {
+    let n = counts.get(tenant);
+    if (n === undefined) {
+      if (pending) clearImmediate(pending);
+      flush();
+      counts.set(tenant, (n = (st.countEx.get(tenant) as { n: number }).n));
+    }
+    return n;
+  };
+  const remove = db.transaction((tenant: string, ids: string[]): number => {
+    let deleted = 0;
     for (const id of ids) {
       st.delFields.run(tenant, id);
-      st.delEx.run(tenant, id);
+      deleted += st.delEx.run(tenant, id).changes;
     }
+    return deleted;
   });
 
   return {
@@ -79,11 +149,15 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     async deleteWorkflow(tenant, id) {
       return st.delWf.run(tenant, id).changes > 0;
     },
-    async startExecution(e) {
-      putEx(e);
+    startExecution(e) {
+      const n = counts.get(e.tenant);
+      if (n !== undefined) counts.set(e.tenant, n + 1);
+      started.add(`${e.tenant}\u0000${e.id}`);
+      return enqueue(e, false);
     },
-    async finishExecution(e) {
-      finish(e);
+    finishExecution(e) {
+      if (!started.delete(`${e.tenant}\u0000${e.id}`)) counts.delete(e.tenant);
+      return enqueue(e, true);
     },
     async getExecution(tenant, id) {
       return parse<ExecutionRecord>(st.getEx.get(tenant, id));
@@ -107,7 +181,7 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       }
     },
     async countExecutions(tenant) {
-      return (st.countEx.get(tenant) as { n: number }).n;
+      return countOf(tenant);
     },
     async executionTenants() {
       return (st.tenantsEx.all() as Array<{ tenant: string }>).map((r) => r.tenant);
@@ -127,17 +201,22 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
     },
     async prune(tenant, o) {
       const cutoff = new Date((o.now ?? Date.now()) - o.maxAgeMs).toISOString();
-      let excess = Math.max(0, (st.countEx.get(tenant) as { n: number }).n - o.maxCount);
+      let excess = Math.max(0, countOf(tenant) - o.maxCount);
       const ids: string[] = [];
-      for (const r of st.oldest.all(tenant, o.batch) as Array<{ id: string; started_at: string }>) {
+      // Read only as far as the first execution kept (a statement being iterated is closed on break).
+      for (const r of st.oldest.iterate(tenant, o.batch) as IterableIterator<{ id: string; started_at: string }>) {
         if (excess > 0 || r.started_at < cutoff) {
           ids.push(r.id);
           excess--;
         } else break;
       }
       if (ids.length === 0) return 0;
-      remove(tenant, ids);
-      db.pragma('incremental_vacuum');
+      const deleted = remove(tenant, ids);
+      if (counts.has(tenant)) counts.set(tenant, counts.get(tenant)! - deleted);
+      // Freed pages are reused by the next inserts; the file gives them back once they are over a
+      // quarter of it, not after every pass (which moved pages back and forth under a steady load).
+      if ((db.pragma('freelist_count', { simple: true }) as number) * 4 > (db.pragma('page_count', { simple: true }) as number))
+        db.pragma('incremental_vacuum');
       return ids.length;
     },
     async putTest(t: TestRecord) {
@@ -165,7 +244,11 @@ export function sqliteStorage(dbPath: string, manifestFile = '.'): WorkflowStora
       return (pages - free) * size;
     },
     async close() {
-      if (db.open) db.close();
+      if (pending) clearImmediate(pending);
+      if (db.open) {
+        flush();
+        db.close();
+      }
     },
   };
 }

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
 import { defineConformance } from 'tessera-runtime/testing';
 import { Store } from '../../../runtime/store.js';
 import { lmdbStorage } from '../../../plugins/workflow/storage-lmdb.js';
@@ -99,6 +100,21 @@ const conformance = defineConformance<WorkflowStorage>('workflow storage', {
     // After warm-up the size stays flat: freed pages are reused.
     expect(Math.max(...sizes.slice(2))).toBeLessThanOrEqual(sizes[1]! * 1.3);
   },
+  'commits the writes of many executions in one turn, each readable once its promise resolves': async (s) => {
+    const ids = Array.from({ length: 30 }, (_, i) => `ex${String(i).padStart(2, '0')}`);
+    await Promise.all(
+      ids.map(async (id, i) => {
+        void s.startExecution(exec('t1', id, { status: 'running', steps: [] }));
+        await s.finishExecution(exec('t1', id, { fields: { c: String(i % 3) } }));
+        expect((await s.getExecution('t1', id))!.status).toBe('completed');
+      }),
+    );
+    expect(await s.countExecutions('t1')).toBe(30);
+    expect((await s.queryExecutions('t1', { status: 'running', limit: 100 })).executions).toEqual([]);
+    const ones = await s.queryExecutions('t1', { fields: { c: '1' }, limit: 100 });
+    expect(ones.executions.map((e) => e.id)).toEqual(ids.filter((_, i) => i % 3 === 1).reverse());
+    expect(await s.markInterrupted('now')).toBe(0);
+  },
   'keeps tests and deploy records per tenant': async (s) => {
     const t = { tenant: 't1', id: 'test1', name: 'n', workflow: 'orders', input: {}, fixtures: {}, expected: {}, ignore: [], createdAt: 'x' };
     await s.putTest(t);
@@ -146,3 +162,65 @@ conformance(
     },
   },
 );
+
+describe('sqlite workflow storage: group commit', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const open = () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    return { file: path.join(dir, 'workflows.db'), s: sqliteStorage(path.join(dir, 'workflows.db')) };
+  };
+
+  it('fails only the write that cannot be stored when the rest of its batch can', async () => {
+    const { s } = open();
+    const results = await Promise.allSettled([
+      s.finishExecution(exec('t1', 'good1')),
+      s.finishExecution({ ...exec('t1', 'bad'), tenant: undefined as unknown as string }),
+      s.finishExecution(exec('t1', 'good2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await s.queryExecutions('t1', { limit: 10 })).executions.map((e) => e.id)).toEqual(['good2', 'good1']);
+    expect(await s.countExecutions('t1')).toBe(2);
+    await s.close();
+  });
+
+  it('opens a file made before the running and search-field indexes, and uses them', async () => {
+    const { file, s: fresh } = open();
+    await fresh.close();
+    const raw = new Database(file);
+    raw.exec(`DROP INDEX executions_running; DROP INDEX execution_fields_id; CREATE INDEX executions_status ON executions (status);`);
+    const e = exec('t1', 'ex1', { status: 'running', steps: [] });
+    raw
+      .prepare('INSERT INTO executions (tenant, id, workflow, status, started_at, json) VALUES (?, ?, ?, ?, ?, ?)')
+      .run('t1', 'ex1', 'orders', 'running', e.startedAt, JSON.stringify(e));
+    raw.close();
+    const s = sqliteStorage(file);
+    expect(await s.markInterrupted('now')).toBe(1);
+    expect((await s.getExecution('t1', 'ex1'))!.status).toBe('interrupted');
+    await s.close();
+    const check = new Database(file, { readonly: true });
+    const indexes = (
+      check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
+    ).map((r) => r.name);
+    const plan = (
+      check.prepare('EXPLAIN QUERY PLAN DELETE FROM execution_fields WHERE tenant = ? AND id = ?').all('t1', 'ex1') as Array<{ detail: string }>
+    ).map((r) => r.detail);
+    check.close();
+    expect(indexes).toEqual(['execution_fields_id', 'executions_running']);
+    expect(plan).toEqual(['SEARCH execution_fields USING INDEX execution_fields_id (tenant=? AND id=?)']);
+  });
+
+  it('commits the writes still queued when closed', async () => {
+    const first = open();
+    const written = first.s.finishExecution(exec('t1', 'ex1', { fields: { c: 'v' } }));
+    await first.s.close();
+    await written;
+    const again = sqliteStorage(first.file);
+    expect((await again.getExecution('t1', 'ex1'))!.status).toBe('completed');
+    expect((await again.queryExecutions('t1', { fields: { c: 'v' }, limit: 10 })).executions.map((e) => e.id)).toEqual(['ex1']);
+    await again.close();
+  });
+});
