@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { H3, HTTPError, getRequestIP, type H3Event } from 'h3';
+import { H3Core, HTTPError, getRequestIP, type H3, type H3Config, type H3Event } from 'h3';
 import { toNodeHandler } from 'h3/node';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -16,7 +15,9 @@ import { HttpRouteRequest } from './route-request.js';
 import { RouteTable } from './route-table.js';
 import { serveFromMount, underMount, type StaticMount } from './static-files.js';
 import { corsAllows, corsHeaders, corsPreflight, listedOrigins, sameOrigin } from './cors.js';
+import { newRequestId } from './request-id.js';
 import { RequestLog } from './request-log.js';
+import type { Series } from './request-metrics.js';
 import { Throttle, type ClientSignal } from './throttle.js';
 import { validate } from './validation.js';
 
@@ -26,6 +27,8 @@ export interface MountedRoute {
   definition: RouteDefinition<any, any>;
   tier: ThrottleTier;
   bodyLimit: number;
+  /** The metrics series this route recorded into last (same method and status: no lookup). */
+  series?: Series;
 }
 
 export class ListenerError extends TesseraError {
@@ -73,6 +76,7 @@ export class HttpListener {
   private idleWaiters: Array<() => void> = [];
   private readonly requestLog: RequestLog;
   private readonly onResponseClosed = (): void => this.finished();
+  private readonly listedOrigins: readonly string[];
 
   constructor(deps: ListenerDeps) {
     this.deps = deps;
@@ -80,6 +84,7 @@ export class HttpListener {
     this.name = deps.config.name;
     this.throttle = new Throttle(deps.throttle);
     this.requestLog = new RequestLog(deps.log, this.name);
+    this.listedOrigins = listedOrigins(deps.config.cors);
   }
 
   mount(plugin: string, definition: RouteDefinition<any, any>): MountedRoute {
@@ -105,23 +110,21 @@ export class HttpListener {
     return this.inFlight;
   }
 
-  private h3?: H3;
+  private h3?: ListenerApp;
 
   /** The h3 app that runs every request through `handle`, made once per listener. */
-  private h3App(): H3 {
-    if (this.h3) return this.h3;
-    const app = new H3({
-      // Malformed percent-encoding reaches our pipeline (request id, log, metrics) and is answered
-      // there; params are decoded defensively.
-      allowMalformedURL: true,
-      // Only reached by failures outside our pipeline; same body shape.
-      onError: (error, event) => this.errorBody(event, error, randomUUID()),
-    });
-    // A catch-all route, not middleware: h3 then takes its direct dispatch path (no middleware
-    // chain per request), and our RouteTable does the real routing.
-    app.all('/**', (event) => this.handle(event));
-    this.h3 = app;
-    return app;
+  private h3App(): ListenerApp {
+    this.h3 ??= new ListenerApp(
+      {
+        // Malformed percent-encoding reaches our pipeline (request id, log, metrics) and is answered
+        // there; params are decoded defensively.
+        allowMalformedURL: true,
+        // Only reached by failures outside our pipeline; same body shape.
+        onError: (error, event) => this.errorBody(event, error, newRequestId()),
+      },
+      (event) => this.handle(event),
+    );
+    return this.h3;
   }
 
   /**
@@ -148,7 +151,8 @@ export class HttpListener {
   }
 
   async listen(): Promise<void> {
-    const server = createServer(toNodeHandler(this.h3App()));
+    // toNodeHandler uses only the app's `fetch`, which H3Core has; its type asks for the routed H3.
+    const server = createServer(toNodeHandler(this.h3App() as unknown as H3));
     // Requests Node refuses before any handler runs (headers too large, unparseable request line):
     // the answer still has our JSON error body, never an empty one.
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -218,25 +222,29 @@ export class HttpListener {
     return { drained };
   }
 
-  private async handle(event: H3Event): Promise<unknown> {
+  /**
+   * The whole pipeline of one request. A matched route's request is answered without a promise of
+   * our own when everything on its way is synchronous (a light route without auth, a queue or a
+   * body, whose handler answers at once: /health); otherwise the answer is one promise chain.
+   */
+  private handle(event: H3Event): unknown {
     const started = performance.now();
     const req = event.req;
+    const nodeResponse = nodeSide(event)?.res;
     const sent = req.headers.get('x-request-id');
-    const requestId = sent !== null && requestIdPattern.test(sent) ? sent : randomUUID();
-    const nodeResponse = (req as { runtime?: { node?: { res?: ServerResponse } } }).runtime?.node?.res;
+    const requestId = sent !== null && requestIdPattern.test(sent) ? sent : newRequestId();
     // On Node the header goes straight onto the response: touching event.res.headers makes h3
     // build and merge a Headers object for every response, a measurable share of a small request.
     if (nodeResponse) nodeResponse.setHeader('x-request-id', requestId);
     else event.res.headers.set('x-request-id', requestId);
     const method = req.method;
-    let routeLabel = '(unmatched)';
-    let plugin: string | undefined;
-    let body: unknown;
     // A request counts as in flight until its response is flushed (the socket may still be writing
     // after the handler returns), so the drain on shutdown never cuts a response half-written.
     this.inFlight++;
     // `on`, not `once`: a response closes once, and once() wraps the listener in a new function each time.
     if (nodeResponse) nodeResponse.on('close', this.onResponseClosed);
+    let route: MountedRoute | undefined;
+    let body: unknown;
     try {
       if (this.draining) throw new ShuttingDownError();
       const origin = req.headers.get('origin');
@@ -252,40 +260,99 @@ export class HttpListener {
       // Routing sees the path as sent, segment by segment, and parameters are decoded only after
       // matching: `%2E%2E` or a literal `..` is an id, never a step up the route tree.
       const path = rawPathname(event);
-      const lookup = this.routes.lookup(method, path);
       const preflight = crossOrigin && method === 'OPTIONS' && req.headers.has('access-control-request-method');
-      // Routes first, then a plugin's static files (public: a UI must load to show its sign-in).
-      const mount = lookup.kind === 'not_found' && (method === 'GET' || method === 'HEAD') ? this.statics.find((m) => underMount(m, path)) : undefined;
+      const match = preflight ? undefined : this.routes.find(method, path);
+      if (match === undefined) return this.handleUnrouted(event, requestId, method, path, preflight, origin, started, nodeResponse);
+      route = match.data;
+      body = this.run(event, route, match.params, requestId);
+    } catch (err) {
+      body = this.errorBody(event, err, requestId, { route: route?.definition.path ?? '(unmatched)', plugin: route?.plugin });
+    }
+    if (isThenable(body)) {
+      const matched = route!;
+      return Promise.resolve(body).then(
+        (answer) => this.answered(event, nodeResponse, requestId, method, matched, '', started, answer),
+        (err: unknown) =>
+          this.answered(
+            event,
+            nodeResponse,
+            requestId,
+            method,
+            matched,
+            '',
+            started,
+            this.errorBody(event, err, requestId, { route: matched.definition.path, plugin: matched.plugin }),
+          ),
+      );
+    }
+    return this.answered(event, nodeResponse, requestId, method, route, '(unmatched)', started, body);
+  }
+
+  /** Preflights, static files, 404 and 405: the requests no route matched. */
+  private async handleUnrouted(
+    event: H3Event,
+    requestId: string,
+    method: string,
+    path: string,
+    preflight: boolean,
+    origin: string | null,
+    started: number,
+    nodeResponse: ServerResponse | undefined,
+  ): Promise<unknown> {
+    let routeLabel = '(unmatched)';
+    let plugin: string | undefined;
+    let body: unknown;
+    try {
+      // Routes first (a path routed under other methods answers 405), then a plugin's static files
+      // (public: a UI must load to show its sign-in).
+      const allow = preflight ? undefined : this.routes.allowed(path);
+      const mount = !preflight && allow === undefined && (method === 'GET' || method === 'HEAD') ? this.statics.find((m) => underMount(m, path)) : undefined;
       const served = mount ? await serveFromMount(event, mount) : undefined;
       if (preflight) {
         routeLabel = '(preflight)';
-        body = corsPreflight(cors!, origin);
+        body = corsPreflight(this.config.cors!, origin!);
       } else if (mount && served !== undefined) {
         routeLabel = `static:${mount.prefix}`;
         plugin = mount.plugin;
         body = served;
-      } else if (lookup.kind === 'not_found') {
-        throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
-      } else if (lookup.kind === 'method_not_allowed') {
-        throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${lookup.allow.join(', ')}.`, {
-          details: { allow: lookup.allow },
-          headers: { allow: lookup.allow.join(', ') },
-        });
       } else {
-        const { route, params } = lookup.match;
-        routeLabel = route.definition.path;
-        plugin = route.plugin;
-        body = await this.run(event, route, params, requestId);
+        if (allow === undefined) throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
+        throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${allow.join(', ')}.`, {
+          details: { allow },
+          headers: { allow: allow.join(', ') },
+        });
       }
     } catch (err) {
       body = this.errorBody(event, err, requestId, { route: routeLabel, plugin });
-    } finally {
-      if (!nodeResponse) this.finished();
     }
+    return this.answered(event, nodeResponse, requestId, method, undefined, routeLabel, started, body);
+  }
+
+  /** The request's metrics and log line, once its answer is known; gives the answer back. */
+  private answered(
+    event: H3Event,
+    nodeResponse: ServerResponse | undefined,
+    requestId: string,
+    method: string,
+    route: MountedRoute | undefined,
+    label: string,
+    started: number,
+    body: unknown,
+  ): unknown {
+    if (!nodeResponse) this.finished();
     const status = body instanceof Response ? body.status : (event.res.status ?? 200);
     const ms = performance.now() - started;
-    this.deps.metrics.observeRequest(this.name, method, routeLabel, status, ms / 1000);
-    this.requestLog.write(requestId, method, routeLabel, status, Math.round(ms * 100) / 100);
+    const metrics = this.deps.metrics;
+    if (route) {
+      label = route.definition.path;
+      let series = route.series;
+      if (series === undefined || series.status !== status || series.method !== method) {
+        series = metrics.requestSeries(this.name, method, label, status);
+        route.series = series;
+      }
+      metrics.observeSeries(series, ms / 1000);
+    } else metrics.observeRequest(this.name, method, label, status, ms / 1000);
+    this.requestLog.write(requestId, method, label, status, Math.round(ms * 100) / 100);
     return body;
   }
 
@@ -332,42 +399,85 @@ export class HttpListener {
     }
   }
 
-  private async run(event: H3Event, route: MountedRoute, rawParams: Record<string, string>, requestId: string): Promise<unknown> {
+  /** Auth, a throttle slot, the request, the handler: synchronous as far as each step allows. */
+  private run(event: H3Event, route: MountedRoute, rawParams: Record<string, string> | undefined, requestId: string): unknown {
     const def = route.definition;
-    let principal: Principal | undefined;
-    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') {
-      const authenticate = this.deps.authenticator();
-      if (!authenticate) {
-        throw new TesseraError(
-          'auth_provider_missing',
-          500,
-          `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`,
-        );
-      }
-      principal = await authenticate({
-        headers: event.req.headers,
-        method: event.req.method,
-        path: event.url.pathname,
-        route: def.path,
-        permission: def.permission,
-        listener: this.name,
-        ip: getRequestIP(event),
-        requestId,
-      });
-    }
+    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') return this.runAuthenticated(event, route, rawParams, requestId);
+    if (!this.throttle.tryAcquire(route.tier)) return this.runQueued(event, route, rawParams, requestId, undefined);
+    return this.runHeld(event, route, rawParams, requestId, undefined);
+  }
 
-    // A request whose client has gone leaves the queue at once, and one that lost its client while
-    // queued (or while the event loop was busy) does no work at all. The client's AbortSignal is
-    // made only when the request has to queue: on Node, whether the client has gone is read off
-    // the request and response directly, as the signal itself would be set from them.
-    if (!this.throttle.tryAcquire(route.tier)) {
-      const pending = this.throttle.acquire(route.tier, clientSignal(event));
-      if (pending && !(await pending)) throw new ClientClosedError();
+  private async runAuthenticated(event: H3Event, route: MountedRoute, rawParams: Record<string, string> | undefined, requestId: string): Promise<unknown> {
+    const def = route.definition;
+    const authenticate = this.deps.authenticator();
+    if (!authenticate) {
+      throw new TesseraError(
+        'auth_provider_missing',
+        500,
+        `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`,
+      );
     }
+    const principal = await authenticate({
+      headers: event.req.headers,
+      method: event.req.method,
+      path: event.url.pathname,
+      route: def.path,
+      permission: def.permission,
+      listener: this.name,
+      ip: getRequestIP(event),
+      requestId,
+    });
+    if (!this.throttle.tryAcquire(route.tier)) return await this.runQueued(event, route, rawParams, requestId, principal);
+    return await this.runHeld(event, route, rawParams, requestId, principal);
+  }
+
+  /**
+   * A request whose client has gone leaves the queue at once, and one that lost its client while
+   * queued (or while the event loop was busy) does no work at all. On Node, whether the client has
+   * gone is read off the request and response directly, as h3's AbortSignal itself would be set
+   * from them, and no signal is made.
+   */
+  private async runQueued(
+    event: H3Event,
+    route: MountedRoute,
+    rawParams: Record<string, string> | undefined,
+    requestId: string,
+    principal: Principal | undefined,
+  ): Promise<unknown> {
+    const pending = this.throttle.acquire(route.tier, clientSignal(event));
+    if (pending && !(await pending)) throw new ClientClosedError();
+    return await this.runHeld(event, route, rawParams, requestId, principal);
+  }
+
+  /** With the route's throttle slot held: releases it once the answer is known (or has failed). */
+  private runHeld(
+    event: H3Event,
+    route: MountedRoute,
+    rawParams: Record<string, string> | undefined,
+    requestId: string,
+    principal: Principal | undefined,
+  ): unknown {
+    let held = true;
     try {
       if (clientGone(event)) throw new ClientClosedError();
       // Built synchronously unless the runtime has a body to read: no promise or tick for a GET.
       const built = this.buildRequest(event, route, rawParams, requestId, principal);
+      if (route.tier === 'light' && built instanceof HttpRouteRequest) {
+        const returned: unknown = route.definition.handler(built as RouteRequest<any, any>);
+        // A handler that answers synchronously (health, lookups in memory) is not awaited: no promise, no tick.
+        if (!isThenable(returned)) return this.successBody(event, returned);
+        held = false;
+        return this.settle(event, route, returned);
+      }
+      held = false;
+      return this.runAsync(event, route, built);
+    } finally {
+      if (held) this.throttle.release(route.tier);
+    }
+  }
+
+  private async runAsync(event: H3Event, route: MountedRoute, built: HttpRouteRequest | Promise<HttpRouteRequest>): Promise<unknown> {
+    try {
       const request = built instanceof HttpRouteRequest ? built : await built;
       if (route.tier !== 'light') {
         // One turn of the event loop before work that may be long: requests whose sockets closed
@@ -375,10 +485,16 @@ export class HttpListener {
         await nextTurn();
         if (clientGone(event)) throw new ClientClosedError();
       }
-      const returned: unknown = def.handler(request as RouteRequest<any, any>);
-      // A handler that answers synchronously (health, lookups in memory) is not awaited: same answer, one tick less.
-      const result = isThenable(returned) ? await returned : returned;
-      return this.successBody(event, result);
+      const returned: unknown = route.definition.handler(request as RouteRequest<any, any>);
+      return this.successBody(event, isThenable(returned) ? await returned : returned);
+    } finally {
+      this.throttle.release(route.tier);
+    }
+  }
+
+  private async settle(event: H3Event, route: MountedRoute, returned: PromiseLike<unknown>): Promise<unknown> {
+    try {
+      return this.successBody(event, await returned);
     } finally {
       this.throttle.release(route.tier);
     }
@@ -387,17 +503,18 @@ export class HttpListener {
   private buildRequest(
     event: H3Event,
     route: MountedRoute,
-    rawParams: Record<string, string>,
+    rawParams: Record<string, string> | undefined,
     requestId: string,
     principal: Principal | undefined,
   ): HttpRouteRequest | Promise<HttpRouteRequest> {
     const def = route.definition;
     const headers = event.req.headers;
     const params: Record<string, string> = {};
-    for (const key in rawParams) params[key] = decodeParam(key, rawParams[key]!);
+    if (rawParams) for (const key in rawParams) params[key] = decodeParam(key, rawParams[key]!);
     const query = def.query ? validate(def.query as z.ZodType, Object.fromEntries(event.url.searchParams), 'query string', 'query') : undefined;
 
-    const hasBody = headers.get('content-length') !== null ? headers.get('content-length') !== '0' : headers.has('transfer-encoding');
+    const length = headers.get('content-length');
+    const hasBody = length !== null ? length !== '0' : headers.has('transfer-encoding');
     const type = mediaType(headers);
     if (hasBody && def.accepts && !def.body && !def.accepts.includes(type)) {
       throw new UnsupportedMediaTypeError(type, def.accepts);
@@ -436,7 +553,7 @@ export class HttpListener {
       log: this.deps.log,
       limit: route.bodyLimit,
       shutdownSignal: this.drain.signal,
-      listedOrigins: listedOrigins(this.config.cors),
+      listedOrigins: this.listedOrigins,
     });
   }
 
@@ -524,7 +641,7 @@ type NodeSide = { req?: IncomingMessage; res?: ServerResponse };
  * the same is read here from the two objects. Elsewhere (`fetch` in tests) the signal is used.
  */
 function clientGone(event: H3Event): boolean {
-  const node = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
+  const node = nodeSide(event);
   const req = node?.req;
   const res = node?.res;
   if (!req || !res) return event.req.signal.aborted;
@@ -543,19 +660,54 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * without an AbortController and EventTarget per queued request; elsewhere, the signal itself.
  */
 function clientSignal(event: H3Event): ClientSignal {
-  const res = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node?.res;
-  if (!res) return event.req.signal;
-  return {
-    get aborted() {
-      return clientGone(event);
-    },
-    addEventListener(_type, listener) {
-      res.once('close', listener);
-    },
-    removeEventListener(_type, listener) {
-      res.off('close', listener);
-    },
-  };
+  const res = nodeSide(event)?.res;
+  return res ? new NodeClient(event, res) : event.req.signal;
+}
+
+class NodeClient implements ClientSignal {
+  private readonly event: H3Event;
+  private readonly res: ServerResponse;
+
+  constructor(event: H3Event, res: ServerResponse) {
+    this.event = event;
+    this.res = res;
+  }
+
+  get aborted(): boolean {
+    return clientGone(this.event);
+  }
+
+  // `on`, not `once` (which wraps each listener in a new function): the queue removes its listener
+  // when the request leaves, and a response closes only once.
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.res.on('close', listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.res.off('close', listener);
+  }
+}
+
+/** The Node request and response under an h3 event, when served by Node. */
+function nodeSide(event: H3Event): NodeSide | undefined {
+  return (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
+}
+
+/**
+ * h3 with our pipeline as its one handler: no router of its own (our RouteTable routes), so no
+ * path split, params object or catch-all match per request.
+ */
+class ListenerApp extends H3Core {
+  private readonly handle: (event: H3Event) => unknown;
+
+  constructor(config: Omit<H3Config, 'plugins'>, handle: (event: H3Event) => unknown) {
+    super(config);
+    this.handle = handle;
+  }
+
+  override handler(event: H3Event): unknown {
+    return this.handle(event);
+  }
 }
 
 class ClientClosedError extends TesseraError {
