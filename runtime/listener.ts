@@ -225,7 +225,8 @@ export class HttpListener {
   /**
    * The whole pipeline of one request. A matched route's request is answered without a promise of
    * our own when everything on its way is synchronous (a light route without auth, a queue or a
-   * body, whose handler answers at once: /health); otherwise the answer is one promise chain.
+   * body, whose handler answers at once: /health); otherwise by one chain of async steps, each of
+   * which ends in `answered` (the error body, metrics and log line) rather than rejecting.
    */
   private handle(event: H3Event): unknown {
     const started = performance.now();
@@ -237,14 +238,13 @@ export class HttpListener {
     // build and merge a Headers object for every response, a measurable share of a small request.
     if (nodeResponse) nodeResponse.setHeader('x-request-id', requestId);
     else event.res.headers.set('x-request-id', requestId);
-    const method = req.method;
+    const x = new Exchange(event, nodeResponse, requestId, req.method, started);
     // A request counts as in flight until its response is flushed (the socket may still be writing
     // after the handler returns), so the drain on shutdown never cuts a response half-written.
     this.inFlight++;
     // `on`, not `once`: a response closes once, and once() wraps the listener in a new function each time.
     if (nodeResponse) nodeResponse.on('close', this.onResponseClosed);
-    let route: MountedRoute | undefined;
-    let body: unknown;
+    let match: { data: MountedRoute; params?: Record<string, string> } | undefined;
     try {
       if (this.draining) throw new ShuttingDownError();
       const origin = req.headers.get('origin');
@@ -260,46 +260,19 @@ export class HttpListener {
       // Routing sees the path as sent, segment by segment, and parameters are decoded only after
       // matching: `%2E%2E` or a literal `..` is an id, never a step up the route tree.
       const path = rawPathname(event);
-      const preflight = crossOrigin && method === 'OPTIONS' && req.headers.has('access-control-request-method');
-      const match = preflight ? undefined : this.routes.find(method, path);
-      if (match === undefined) return this.handleUnrouted(event, requestId, method, path, preflight, origin, started, nodeResponse);
-      route = match.data;
-      body = this.run(event, route, match.params, requestId);
+      const preflight = crossOrigin && x.method === 'OPTIONS' && req.headers.has('access-control-request-method');
+      match = preflight ? undefined : this.routes.find(x.method, path);
+      if (match === undefined) return this.handleUnrouted(x, path, preflight, origin);
     } catch (err) {
-      body = this.errorBody(event, err, requestId, { route: route?.definition.path ?? '(unmatched)', plugin: route?.plugin });
+      return this.answered(x, this.errorBody(event, err, requestId, { route: '(unmatched)' }));
     }
-    if (isThenable(body)) {
-      const matched = route!;
-      return Promise.resolve(body).then(
-        (answer) => this.answered(event, nodeResponse, requestId, method, matched, '', started, answer),
-        (err: unknown) =>
-          this.answered(
-            event,
-            nodeResponse,
-            requestId,
-            method,
-            matched,
-            '',
-            started,
-            this.errorBody(event, err, requestId, { route: matched.definition.path, plugin: matched.plugin }),
-          ),
-      );
-    }
-    return this.answered(event, nodeResponse, requestId, method, route, '(unmatched)', started, body);
+    x.route = match.data;
+    return this.run(x, match.params);
   }
 
   /** Preflights, static files, 404 and 405: the requests no route matched. */
-  private async handleUnrouted(
-    event: H3Event,
-    requestId: string,
-    method: string,
-    path: string,
-    preflight: boolean,
-    origin: string | null,
-    started: number,
-    nodeResponse: ServerResponse | undefined,
-  ): Promise<unknown> {
-    let routeLabel = '(unmatched)';
+  private async handleUnrouted(x: Exchange, path: string, preflight: boolean, origin: string | null): Promise<unknown> {
+    const { event, method } = x;
     let plugin: string | undefined;
     let body: unknown;
     try {
@@ -309,40 +282,39 @@ export class HttpListener {
       const mount = !preflight && allow === undefined && (method === 'GET' || method === 'HEAD') ? this.statics.find((m) => underMount(m, path)) : undefined;
       const served = mount ? await serveFromMount(event, mount) : undefined;
       if (preflight) {
-        routeLabel = '(preflight)';
+        x.label = '(preflight)';
         body = corsPreflight(this.config.cors!, origin!);
       } else if (mount && served !== undefined) {
-        routeLabel = `static:${mount.prefix}`;
+        x.label = `static:${mount.prefix}`;
         plugin = mount.plugin;
         body = served;
+      } else if (allow === undefined) {
+        throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
       } else {
-        if (allow === undefined) throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
         throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${allow.join(', ')}.`, {
           details: { allow },
           headers: { allow: allow.join(', ') },
         });
       }
     } catch (err) {
-      body = this.errorBody(event, err, requestId, { route: routeLabel, plugin });
+      body = this.errorBody(event, err, x.requestId, { route: x.label, plugin });
     }
-    return this.answered(event, nodeResponse, requestId, method, undefined, routeLabel, started, body);
+    return this.answered(x, body);
+  }
+
+  /** A failure in a matched route's pipeline, as its answer. */
+  private failed(x: Exchange, err: unknown): unknown {
+    return this.answered(x, this.errorBody(x.event, err, x.requestId, { route: x.route!.definition.path, plugin: x.route!.plugin }));
   }
 
   /** The request's metrics and log line, once its answer is known; gives the answer back. */
-  private answered(
-    event: H3Event,
-    nodeResponse: ServerResponse | undefined,
-    requestId: string,
-    method: string,
-    route: MountedRoute | undefined,
-    label: string,
-    started: number,
-    body: unknown,
-  ): unknown {
-    if (!nodeResponse) this.finished();
+  private answered(x: Exchange, body: unknown): unknown {
+    if (!x.nodeResponse) this.finished();
+    const { event, method, route } = x;
     const status = body instanceof Response ? body.status : (event.res.status ?? 200);
-    const ms = performance.now() - started;
+    const ms = performance.now() - x.started;
     const metrics = this.deps.metrics;
+    let label = x.label;
     if (route) {
       label = route.definition.path;
       let series = route.series;
@@ -352,7 +324,7 @@ export class HttpListener {
       }
       metrics.observeSeries(series, ms / 1000);
     } else metrics.observeRequest(this.name, method, label, status, ms / 1000);
-    this.requestLog.write(requestId, method, label, status, Math.round(ms * 100) / 100);
+    this.requestLog.write(x.requestId, method, label, status, Math.round(ms * 100) / 100);
     return body;
   }
 
@@ -400,35 +372,42 @@ export class HttpListener {
   }
 
   /** Auth, a throttle slot, the request, the handler: synchronous as far as each step allows. */
-  private run(event: H3Event, route: MountedRoute, rawParams: Record<string, string> | undefined, requestId: string): unknown {
+  private run(x: Exchange, rawParams: Record<string, string> | undefined): unknown {
+    const route = x.route!;
     const def = route.definition;
-    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') return this.runAuthenticated(event, route, rawParams, requestId);
-    if (!this.throttle.tryAcquire(route.tier)) return this.runQueued(event, route, rawParams, requestId, undefined);
-    return this.runHeld(event, route, rawParams, requestId, undefined);
+    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') return this.runAuthenticated(x, rawParams);
+    if (!this.throttle.tryAcquire(route.tier)) return this.runQueued(x, rawParams, undefined);
+    return this.runHeld(x, rawParams, undefined);
   }
 
-  private async runAuthenticated(event: H3Event, route: MountedRoute, rawParams: Record<string, string> | undefined, requestId: string): Promise<unknown> {
-    const def = route.definition;
-    const authenticate = this.deps.authenticator();
-    if (!authenticate) {
-      throw new TesseraError(
-        'auth_provider_missing',
-        500,
-        `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`,
-      );
+  private async runAuthenticated(x: Exchange, rawParams: Record<string, string> | undefined): Promise<unknown> {
+    const { event, route } = x;
+    const def = route!.definition;
+    let principal: Principal | undefined;
+    try {
+      const authenticate = this.deps.authenticator();
+      if (!authenticate) {
+        throw new TesseraError(
+          'auth_provider_missing',
+          500,
+          `${def.method} ${def.path} must authenticate, but no plugin registered an authenticator (load rbac).`,
+        );
+      }
+      principal = await authenticate({
+        headers: event.req.headers,
+        method: event.req.method,
+        path: event.url.pathname,
+        route: def.path,
+        permission: def.permission,
+        listener: this.name,
+        ip: getRequestIP(event),
+        requestId: x.requestId,
+      });
+    } catch (err) {
+      return this.failed(x, err);
     }
-    const principal = await authenticate({
-      headers: event.req.headers,
-      method: event.req.method,
-      path: event.url.pathname,
-      route: def.path,
-      permission: def.permission,
-      listener: this.name,
-      ip: getRequestIP(event),
-      requestId,
-    });
-    if (!this.throttle.tryAcquire(route.tier)) return await this.runQueued(event, route, rawParams, requestId, principal);
-    return await this.runHeld(event, route, rawParams, requestId, principal);
+    if (!this.throttle.tryAcquire(route!.tier)) return await this.runQueued(x, rawParams, principal);
+    return await this.runHeld(x, rawParams, principal);
   }
 
   /**
@@ -437,67 +416,59 @@ export class HttpListener {
    * gone is read off the request and response directly, as h3's AbortSignal itself would be set
    * from them, and no signal is made.
    */
-  private async runQueued(
-    event: H3Event,
-    route: MountedRoute,
-    rawParams: Record<string, string> | undefined,
-    requestId: string,
-    principal: Principal | undefined,
-  ): Promise<unknown> {
-    const pending = this.throttle.acquire(route.tier, clientSignal(event));
-    if (pending && !(await pending)) throw new ClientClosedError();
-    return await this.runHeld(event, route, rawParams, requestId, principal);
+  private async runQueued(x: Exchange, rawParams: Record<string, string> | undefined, principal: Principal | undefined): Promise<unknown> {
+    try {
+      const pending = this.throttle.acquire(x.route!.tier, clientSignal(x.event));
+      if (pending && !(await pending)) throw new ClientClosedError();
+    } catch (err) {
+      return this.failed(x, err);
+    }
+    return await this.runHeld(x, rawParams, principal);
   }
 
-  /** With the route's throttle slot held: releases it once the answer is known (or has failed). */
-  private runHeld(
-    event: H3Event,
-    route: MountedRoute,
-    rawParams: Record<string, string> | undefined,
-    requestId: string,
-    principal: Principal | undefined,
-  ): unknown {
-    let held = true;
+  /** With the route's throttle slot held, which is released once the answer is known. */
+  private runHeld(x: Exchange, rawParams: Record<string, string> | undefined, principal: Principal | undefined): unknown {
+    const route = x.route!;
+    let body: unknown;
     try {
-      if (clientGone(event)) throw new ClientClosedError();
+      if (clientGone(x.event)) throw new ClientClosedError();
       // Built synchronously unless the runtime has a body to read: no promise or tick for a GET.
-      const built = this.buildRequest(event, route, rawParams, requestId, principal);
-      if (route.tier === 'light' && built instanceof HttpRouteRequest) {
-        const returned: unknown = route.definition.handler(built as RouteRequest<any, any>);
-        // A handler that answers synchronously (health, lookups in memory) is not awaited: no promise, no tick.
-        if (!isThenable(returned)) return this.successBody(event, returned);
-        held = false;
-        return this.settle(event, route, returned);
-      }
-      held = false;
-      return this.runAsync(event, route, built);
-    } finally {
-      if (held) this.throttle.release(route.tier);
+      const built = this.buildRequest(x.event, route, rawParams, x.requestId, principal);
+      if (route.tier !== 'light' || !(built instanceof HttpRouteRequest)) return this.runAsync(x, built, undefined);
+      const returned: unknown = route.definition.handler(built as RouteRequest<any, any>);
+      // A handler that answers synchronously (health, lookups in memory) is not awaited: no promise, no tick.
+      if (isThenable(returned)) return this.runAsync(x, built, returned);
+      body = this.successBody(x.event, returned);
+    } catch (err) {
+      this.throttle.release(route.tier);
+      return this.failed(x, err);
     }
+    this.throttle.release(route.tier);
+    return this.answered(x, body);
   }
 
-  private async runAsync(event: H3Event, route: MountedRoute, built: HttpRouteRequest | Promise<HttpRouteRequest>): Promise<unknown> {
+  /** The rest of `runHeld` once something had to be awaited: the body, the next turn, or the handler's answer. */
+  private async runAsync(x: Exchange, built: HttpRouteRequest | Promise<HttpRouteRequest>, returned: PromiseLike<unknown> | undefined): Promise<unknown> {
+    const route = x.route!;
+    let body: unknown;
     try {
-      const request = built instanceof HttpRouteRequest ? built : await built;
-      if (route.tier !== 'light') {
-        // One turn of the event loop before work that may be long: requests whose sockets closed
-        // in the same poll as their bodies arrived are seen as gone, and skipped.
-        await nextTurn();
-        if (clientGone(event)) throw new ClientClosedError();
-      }
-      const returned: unknown = route.definition.handler(request as RouteRequest<any, any>);
-      return this.successBody(event, isThenable(returned) ? await returned : returned);
-    } finally {
+      if (returned === undefined) {
+        const request = built instanceof HttpRouteRequest ? built : await built;
+        if (route.tier !== 'light') {
+          // One turn of the event loop before work that may be long: requests whose sockets closed
+          // in the same poll as their bodies arrived are seen as gone, and skipped.
+          await nextTurn();
+          if (clientGone(x.event)) throw new ClientClosedError();
+        }
+        const answer: unknown = route.definition.handler(request as RouteRequest<any, any>);
+        body = this.successBody(x.event, isThenable(answer) ? await answer : answer);
+      } else body = this.successBody(x.event, await returned);
+    } catch (err) {
       this.throttle.release(route.tier);
+      return this.failed(x, err);
     }
-  }
-
-  private async settle(event: H3Event, route: MountedRoute, returned: PromiseLike<unknown>): Promise<unknown> {
-    try {
-      return this.successBody(event, await returned);
-    } finally {
-      this.throttle.release(route.tier);
-    }
+    this.throttle.release(route.tier);
+    return this.answered(x, body);
   }
 
   private buildRequest(
@@ -540,21 +511,21 @@ export class HttpListener {
     requestId: string,
     principal: Principal | undefined,
   ): HttpRouteRequest {
-    return new HttpRouteRequest({
+    return new HttpRouteRequest(
       event,
       params,
       query,
       body,
       rawText,
       requestId,
-      listener: this.name,
-      plugin: route.plugin,
+      this.name,
+      route.plugin,
       principal,
-      log: this.deps.log,
-      limit: route.bodyLimit,
-      shutdownSignal: this.drain.signal,
-      listedOrigins: this.listedOrigins,
-    });
+      this.deps.log,
+      route.bodyLimit,
+      this.drain.signal,
+      this.listedOrigins,
+    );
   }
 
   private successBody(event: H3Event, result: unknown): unknown {
@@ -691,6 +662,26 @@ class NodeClient implements ClientSignal {
 /** The Node request and response under an h3 event, when served by Node. */
 function nodeSide(event: H3Event): NodeSide | undefined {
   return (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
+}
+
+/** One request's state through the pipeline: one object, where closures would capture the same. */
+class Exchange {
+  readonly event: H3Event;
+  readonly nodeResponse: ServerResponse | undefined;
+  readonly requestId: string;
+  readonly method: string;
+  readonly started: number;
+  route: MountedRoute | undefined = undefined;
+  /** The metrics and log label of a request no route matched. */
+  label = '(unmatched)';
+
+  constructor(event: H3Event, nodeResponse: ServerResponse | undefined, requestId: string, method: string, started: number) {
+    this.event = event;
+    this.nodeResponse = nodeResponse;
+    this.requestId = requestId;
+    this.method = method;
+    this.started = started;
+  }
 }
 
 /**

@@ -26,34 +26,35 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
   private childLog: Logger | undefined;
   private consumed = false;
 
-  constructor(init: {
-    event: H3Event;
-    params: Record<string, string>;
-    query: unknown;
-    body: unknown;
-    rawText: string | undefined;
-    requestId: string;
-    listener: string;
-    plugin: string;
-    principal: Principal | undefined;
-    log: Logger;
-    limit: number;
-    shutdownSignal: AbortSignal;
-    listedOrigins?: readonly string[];
-  }) {
-    this.event = init.event;
-    this.params = init.params;
-    this.validatedQuery = init.query;
-    this.body = init.body;
-    this.rawText = init.rawText;
-    this.requestId = init.requestId;
-    this.listener = init.listener;
-    this.plugin = init.plugin;
-    this.principal = init.principal;
-    this.baseLog = init.log;
-    this.limit = init.limit;
-    this.shutdownSignal = init.shutdownSignal;
-    this.listedOrigins = init.listedOrigins ?? [];
+  /** Positional, not an options object: one allocation per request fewer. */
+  constructor(
+    event: H3Event,
+    params: Record<string, string>,
+    query: unknown,
+    body: unknown,
+    rawText: string | undefined,
+    requestId: string,
+    listener: string,
+    plugin: string,
+    principal: Principal | undefined,
+    log: Logger,
+    limit: number,
+    shutdownSignal: AbortSignal,
+    listedOrigins: readonly string[],
+  ) {
+    this.event = event;
+    this.params = params;
+    this.validatedQuery = query;
+    this.body = body;
+    this.rawText = rawText;
+    this.requestId = requestId;
+    this.listener = listener;
+    this.plugin = plugin;
+    this.principal = principal;
+    this.baseLog = log;
+    this.limit = limit;
+    this.shutdownSignal = shutdownSignal;
+    this.listedOrigins = listedOrigins;
   }
 
   get originTrusted(): boolean {
