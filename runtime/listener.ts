@@ -77,6 +77,7 @@ export class HttpListener {
   private readonly requestLog: RequestLog;
   private readonly onResponseClosed = (): void => this.finished();
   private readonly listedOrigins: readonly string[];
+  private lastAllowedHost: string | undefined;
 
   constructor(deps: ListenerDeps) {
     this.deps = deps;
@@ -250,7 +251,7 @@ export class HttpListener {
       const origin = req.headers.get('origin');
       const cors = this.config.cors;
       const crossOrigin = corsAllows(cors, origin);
-      this.checkHostAndOrigin(req.headers, crossOrigin);
+      this.checkHostAndOrigin(req.headers, origin, crossOrigin);
       if (crossOrigin) {
         for (const [name, value] of Object.entries(corsHeaders(cors!, origin))) {
           if (nodeResponse) nodeResponse.setHeader(name, value);
@@ -333,10 +334,11 @@ export class HttpListener {
    * the attacker's name) or by a cross-site request (its Origin is another site). Without a
    * credential to check, neither is told apart from a local client any other way.
    */
-  private checkHostAndOrigin(headers: Headers, corsAllowed: boolean): void {
+  private checkHostAndOrigin(headers: Headers, origin: string | null, corsAllowed: boolean): void {
     const allowed = this.config.allowedHosts;
     const host = headers.get('host');
-    if (allowed !== true) {
+    // Clients send the same Host again and again: the last one found allowed is not checked twice.
+    if (allowed !== true && (host === null || host !== this.lastAllowedHost)) {
       const name = host === null ? '' : hostName(host);
       if (!allowed.some((a) => a === name || (a.startsWith('.') && (name.endsWith(a) || name === a.slice(1))))) {
         throw new TesseraError(
@@ -348,9 +350,9 @@ export class HttpListener {
           },
         );
       }
+      if (host !== null) this.lastAllowedHost = host;
     }
     if (!this.config.auth) {
-      const origin = headers.get('origin');
       if (origin !== null && !corsAllowed && !sameOrigin(origin, host)) {
         throw new TesseraError(
           'origin_not_allowed',
@@ -484,14 +486,16 @@ export class HttpListener {
     if (rawParams) for (const key in rawParams) params[key] = decodeParam(key, rawParams[key]!);
     const query = def.query ? validate(def.query as z.ZodType, Object.fromEntries(event.url.searchParams), 'query string', 'query') : undefined;
 
+    // With a `body` schema the runtime reads the body; text()/stream() then give back that text.
+    const schema = def.body as z.ZodType | undefined;
+    // A route that neither reads a body nor restricts its type leaves the body headers unread.
+    if (!schema && !def.accepts) return this.routeRequest(event, route, params, query, undefined, undefined, requestId, principal);
     const length = headers.get('content-length');
     const hasBody = length !== null ? length !== '0' : headers.has('transfer-encoding');
     const type = mediaType(headers);
     if (hasBody && def.accepts && !def.body && !def.accepts.includes(type)) {
       throw new UnsupportedMediaTypeError(type, def.accepts);
     }
-    // With a `body` schema the runtime reads the body; text()/stream() then give back that text.
-    const schema = def.body as z.ZodType | undefined;
     if (!schema) return this.routeRequest(event, route, params, query, undefined, undefined, requestId, principal);
     if (!hasBody) return this.routeRequest(event, route, params, query, validate(schema, undefined, 'request body', 'body'), '', requestId, principal);
     if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
