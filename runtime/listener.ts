@@ -312,7 +312,7 @@ export class HttpListener {
   private answered(x: Exchange, body: unknown): unknown {
     if (!x.nodeResponse) this.finished();
     const { event, method, route } = x;
-    const status = body instanceof Response ? body.status : (event.res.status ?? 200);
+    const status = body instanceof Response ? body.status : responseStatus(event);
     const ms = performance.now() - x.started;
     const metrics = this.deps.metrics;
     let label = x.label;
@@ -663,6 +663,15 @@ class NodeClient implements ClientSignal {
   }
 }
 
+/** h3's per-event response state (status, headers), made by `event.res` on first use. */
+const kEventRes = Symbol.for('h3.internal.event.res');
+
+/** The status h3 will answer with: read without making `event.res` for a request that never set one. */
+function responseStatus(event: H3Event): number {
+  const res = (event as unknown as Record<symbol, { status?: number } | undefined>)[kEventRes];
+  return res?.status ?? 200;
+}
+
 /** The Node request and response under an h3 event, when served by Node. */
 function nodeSide(event: H3Event): NodeSide | undefined {
   return (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
@@ -670,14 +679,15 @@ function nodeSide(event: H3Event): NodeSide | undefined {
 
 /** One request's state through the pipeline: one object, where closures would capture the same. */
 class Exchange {
-  readonly event: H3Event;
-  readonly nodeResponse: ServerResponse | undefined;
-  readonly requestId: string;
-  readonly method: string;
-  readonly started: number;
-  route: MountedRoute | undefined = undefined;
+  // `declare`: set once each, in the constructor (no separate field initializer).
+  declare readonly event: H3Event;
+  declare readonly nodeResponse: ServerResponse | undefined;
+  declare readonly requestId: string;
+  declare readonly method: string;
+  declare readonly started: number;
+  declare route: MountedRoute | undefined;
   /** The metrics and log label of a request no route matched. */
-  label = '(unmatched)';
+  declare label: string;
 
   constructor(event: H3Event, nodeResponse: ServerResponse | undefined, requestId: string, method: string, started: number) {
     this.event = event;
@@ -685,6 +695,8 @@ class Exchange {
     this.requestId = requestId;
     this.method = method;
     this.started = started;
+    this.route = undefined;
+    this.label = '(unmatched)';
   }
 }
 

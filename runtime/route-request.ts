@@ -9,22 +9,24 @@ import type { Principal, RouteRequest } from './plugin-types.js';
  * request, and the costly parts (query object, child logger, AbortSignal) only when asked for.
  */
 export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
-  readonly event: H3Event;
-  readonly params: Record<string, string>;
-  readonly body: unknown;
-  readonly requestId: string;
-  readonly listener: string;
-  readonly principal: Principal | undefined;
-  readonly shutdownSignal: AbortSignal;
-  private readonly plugin: string;
-  private readonly baseLog: Logger;
-  private readonly limit: number;
+  // `declare`: the constructor sets every field once, in one order (one hidden class), where
+  // emitted class fields would define each as undefined first, in a separate initializer.
+  declare readonly event: H3Event;
+  declare readonly params: Record<string, string>;
+  declare readonly body: unknown;
+  declare readonly requestId: string;
+  declare readonly listener: string;
+  declare readonly principal: Principal | undefined;
+  declare readonly shutdownSignal: AbortSignal;
+  declare private readonly plugin: string;
+  declare private readonly baseLog: Logger;
+  declare private readonly limit: number;
   /** Set when the runtime already read the body (routes with a `body` schema). */
-  private readonly rawText: string | undefined;
-  private readonly listedOrigins: readonly string[];
-  private validatedQuery: unknown;
-  private childLog: Logger | undefined;
-  private consumed = false;
+  declare private readonly rawText: string | undefined;
+  declare private readonly listedOrigins: readonly string[];
+  declare private validatedQuery: unknown;
+  declare private childLog: Logger | undefined;
+  declare private consumed: boolean;
 
   /** Positional, not an options object: one allocation per request fewer. */
   constructor(
@@ -55,6 +57,8 @@ export class HttpRouteRequest implements RouteRequest<unknown, unknown> {
     this.limit = limit;
     this.shutdownSignal = shutdownSignal;
     this.listedOrigins = listedOrigins;
+    this.childLog = undefined;
+    this.consumed = false;
   }
 
   get originTrusted(): boolean {
