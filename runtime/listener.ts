@@ -17,6 +17,7 @@ import { serveFromMount, underMount, type StaticMount } from './static-files.js'
 import { corsAllows, corsHeaders, corsPreflight, listedOrigins, sameOrigin } from './cors.js';
 import { newRequestId } from './request-id.js';
 import { RequestLog } from './request-log.js';
+import { RequestIdResponse } from './node-response.js';
 import type { Series } from './request-metrics.js';
 import { Throttle, type ClientSignal } from './throttle.js';
 import { validate } from './validation.js';
@@ -153,7 +154,7 @@ export class HttpListener {
 
   async listen(): Promise<void> {
     // toNodeHandler uses only the app's `fetch`, which H3Core has; its type asks for the routed H3.
-    const server = createServer(toNodeHandler(this.h3App() as unknown as H3));
+    const server = createServer({ ServerResponse: RequestIdResponse }, toNodeHandler(this.h3App() as unknown as H3));
     // Requests Node refuses before any handler runs (headers too large, unparseable request line):
     // the answer still has our JSON error body, never an empty one.
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -235,9 +236,11 @@ export class HttpListener {
     const nodeResponse = nodeSide(event)?.res;
     const sent = req.headers.get('x-request-id');
     const requestId = sent !== null && requestIdPattern.test(sent) ? sent : newRequestId();
-    // On Node the header goes straight onto the response: touching event.res.headers makes h3
-    // build and merge a Headers object for every response, a measurable share of a small request.
-    if (nodeResponse) nodeResponse.setHeader('x-request-id', requestId);
+    // On Node our response class writes the header with the status line (RequestIdResponse):
+    // touching event.res.headers makes h3 build and merge a Headers object for every response,
+    // and setHeader() now sends every header through Node's slower merging path.
+    if (nodeResponse instanceof RequestIdResponse) nodeResponse.requestId = requestId;
+    else if (nodeResponse) nodeResponse.setHeader('x-request-id', requestId);
     else event.res.headers.set('x-request-id', requestId);
     const x = new Exchange(event, nodeResponse, requestId, req.method, started);
     // A request counts as in flight until its response is flushed (the socket may still be writing
