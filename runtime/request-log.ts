@@ -76,6 +76,8 @@ export class RequestLog {
   /** The logger's bindings and what follows them up to the id, remade if the bindings change. */
   private chindings: string | undefined;
   private afterTime = '';
+  private timeMs = -1;
+  private timeText = '';
 
   constructor(log: Logger, listener: string) {
     this.log = log;
@@ -98,18 +100,44 @@ export class RequestLog {
       this.chindings = chindings;
       this.afterTime = chindings + ',"reqId":"';
     }
+    const timeFn = l[s.timeSym] as () => string;
+    let time: string;
+    if (timeFn === pino.stdTimeFunctions.epochTime) {
+      // pino's default, `,"time":<epoch ms>`: the same text for every line of one millisecond.
+      const now = Date.now();
+      if (now !== this.timeMs) {
+        this.timeMs = now;
+        this.timeText = `,"time":${now}`;
+      }
+      time = this.timeText;
+    } else time = timeFn();
     const line =
       (l[s.lsCacheSym][30] as string) +
-      (l[s.timeSym]() as string) +
+      time +
       this.afterTime +
       reqId +
       this.afterId +
       this.methodRoutes.get(method, route) +
       status +
       ',"ms":' +
-      (Number.isFinite(ms) ? ms : 'null') +
+      (Number.isFinite(ms) ? hundredths(ms) : 'null') +
       ',"msg":"request"' +
       (l[s.endSym] as string);
     (l[s.streamSym] as { write(line: string): unknown }).write(line);
   }
+}
+
+/**
+ * `ms`, which the listener rounds to hundredths, as `String()` writes it (`0.07`, `0.1`, `12`, `1234.5`), from two
+ * integers: formatting a fraction is a double-to-shortest-decimal conversion per request.
+ */
+function hundredths(ms: number): string {
+  const h = Math.round(ms * 100);
+  // Anything else (not in hundredths, negative, huge) as pino would write it.
+  if (h / 100 !== ms || h < 0 || h > Number.MAX_SAFE_INTEGER) return String(ms);
+  const whole = Math.floor(h / 100);
+  const frac = h - whole * 100;
+  if (frac === 0) return `${whole}`;
+  if (frac % 10 === 0) return `${whole}.${frac / 10}`;
+  return frac < 10 ? `${whole}.0${frac}` : `${whole}.${frac}`;
 }
