@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { H3, HTTPError, getRequestIP, type H3Event } from 'h3';
+import { H3Core, HTTPError, getRequestIP, type H3, type H3Config, type H3Event } from 'h3';
 import { toNodeHandler } from 'h3/node';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -16,7 +15,10 @@ import { HttpRouteRequest } from './route-request.js';
 import { RouteTable } from './route-table.js';
 import { serveFromMount, underMount, type StaticMount } from './static-files.js';
 import { corsAllows, corsHeaders, corsPreflight, listedOrigins, sameOrigin } from './cors.js';
+import { newRequestId } from './request-id.js';
 import { RequestLog } from './request-log.js';
+import { RequestIdResponse } from './node-response.js';
+import type { Series } from './request-metrics.js';
 import { Throttle, type ClientSignal } from './throttle.js';
 import { validate } from './validation.js';
 
@@ -26,6 +28,8 @@ export interface MountedRoute {
   definition: RouteDefinition<any, any>;
   tier: ThrottleTier;
   bodyLimit: number;
+  /** The metrics series this route recorded into last (same method and status: no lookup). */
+  series?: Series;
 }
 
 export class ListenerError extends TesseraError {
@@ -73,6 +77,8 @@ export class HttpListener {
   private idleWaiters: Array<() => void> = [];
   private readonly requestLog: RequestLog;
   private readonly onResponseClosed = (): void => this.finished();
+  private readonly listedOrigins: readonly string[];
+  private lastAllowedHost: string | undefined;
 
   constructor(deps: ListenerDeps) {
     this.deps = deps;
@@ -80,6 +86,7 @@ export class HttpListener {
     this.name = deps.config.name;
     this.throttle = new Throttle(deps.throttle);
     this.requestLog = new RequestLog(deps.log, this.name);
+    this.listedOrigins = listedOrigins(deps.config.cors);
   }
 
   mount(plugin: string, definition: RouteDefinition<any, any>): MountedRoute {
@@ -105,23 +112,21 @@ export class HttpListener {
     return this.inFlight;
   }
 
-  private h3?: H3;
+  private h3?: ListenerApp;
 
   /** The h3 app that runs every request through `handle`, made once per listener. */
-  private h3App(): H3 {
-    if (this.h3) return this.h3;
-    const app = new H3({
-      // Malformed percent-encoding reaches our pipeline (request id, log, metrics) and is answered
-      // there; params are decoded defensively.
-      allowMalformedURL: true,
-      // Only reached by failures outside our pipeline; same body shape.
-      onError: (error, event) => this.errorBody(event, error, randomUUID()),
-    });
-    // A catch-all route, not middleware: h3 then takes its direct dispatch path (no middleware
-    // chain per request), and our RouteTable does the real routing.
-    app.all('/**', (event) => this.handle(event));
-    this.h3 = app;
-    return app;
+  private h3App(): ListenerApp {
+    this.h3 ??= new ListenerApp(
+      {
+        // Malformed percent-encoding reaches our pipeline (request id, log, metrics) and is answered
+        // there; params are decoded defensively.
+        allowMalformedURL: true,
+        // Only reached by failures outside our pipeline; same body shape.
+        onError: (error, event) => this.errorBody(event, error, newRequestId()),
+      },
+      (event) => this.handle(event),
+    );
+    return this.h3;
   }
 
   /**
@@ -148,7 +153,8 @@ export class HttpListener {
   }
 
   async listen(): Promise<void> {
-    const server = createServer(toNodeHandler(this.h3App()));
+    // toNodeHandler uses only the app's `fetch`, which H3Core has; its type asks for the routed H3.
+    const server = createServer({ ServerResponse: RequestIdResponse }, toNodeHandler(this.h3App() as unknown as H3));
     // Requests Node refuses before any handler runs (headers too large, unparseable request line):
     // the answer still has our JSON error body, never an empty one.
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
@@ -218,31 +224,37 @@ export class HttpListener {
     return { drained };
   }
 
-  private async handle(event: H3Event): Promise<unknown> {
+  /**
+   * The whole pipeline of one request. A matched route's request is answered without a promise of
+   * our own when everything on its way is synchronous (a light route without auth, a queue or a
+   * body, whose handler answers at once: /health); otherwise by one chain of async steps, each of
+   * which ends in `answered` (the error body, metrics and log line) rather than rejecting.
+   */
+  private handle(event: H3Event): unknown {
     const started = performance.now();
     const req = event.req;
+    const nodeResponse = nodeSide(event)?.res;
     const sent = req.headers.get('x-request-id');
-    const requestId = sent !== null && requestIdPattern.test(sent) ? sent : randomUUID();
-    const nodeResponse = (req as { runtime?: { node?: { res?: ServerResponse } } }).runtime?.node?.res;
-    // On Node the header goes straight onto the response: touching event.res.headers makes h3
-    // build and merge a Headers object for every response, a measurable share of a small request.
-    if (nodeResponse) nodeResponse.setHeader('x-request-id', requestId);
+    const requestId = sent !== null && requestIdPattern.test(sent) ? sent : newRequestId();
+    // On Node our response class writes the header with the status line (RequestIdResponse):
+    // touching event.res.headers makes h3 build and merge a Headers object for every response,
+    // and setHeader() now sends every header through Node's slower merging path.
+    if (nodeResponse instanceof RequestIdResponse) nodeResponse.requestId = requestId;
+    else if (nodeResponse) nodeResponse.setHeader('x-request-id', requestId);
     else event.res.headers.set('x-request-id', requestId);
-    const method = req.method;
-    let routeLabel = '(unmatched)';
-    let plugin: string | undefined;
-    let body: unknown;
+    const x = new Exchange(event, nodeResponse, requestId, req.method, started);
     // A request counts as in flight until its response is flushed (the socket may still be writing
     // after the handler returns), so the drain on shutdown never cuts a response half-written.
     this.inFlight++;
     // `on`, not `once`: a response closes once, and once() wraps the listener in a new function each time.
     if (nodeResponse) nodeResponse.on('close', this.onResponseClosed);
+    let match: { data: MountedRoute; params?: Record<string, string> } | undefined;
     try {
       if (this.draining) throw new ShuttingDownError();
       const origin = req.headers.get('origin');
       const cors = this.config.cors;
       const crossOrigin = corsAllows(cors, origin);
-      this.checkHostAndOrigin(req.headers, crossOrigin);
+      this.checkHostAndOrigin(req.headers, origin, crossOrigin);
       if (crossOrigin) {
         for (const [name, value] of Object.entries(corsHeaders(cors!, origin))) {
           if (nodeResponse) nodeResponse.setHeader(name, value);
@@ -252,40 +264,71 @@ export class HttpListener {
       // Routing sees the path as sent, segment by segment, and parameters are decoded only after
       // matching: `%2E%2E` or a literal `..` is an id, never a step up the route tree.
       const path = rawPathname(event);
-      const lookup = this.routes.lookup(method, path);
-      const preflight = crossOrigin && method === 'OPTIONS' && req.headers.has('access-control-request-method');
-      // Routes first, then a plugin's static files (public: a UI must load to show its sign-in).
-      const mount = lookup.kind === 'not_found' && (method === 'GET' || method === 'HEAD') ? this.statics.find((m) => underMount(m, path)) : undefined;
+      const preflight = crossOrigin && x.method === 'OPTIONS' && req.headers.has('access-control-request-method');
+      match = preflight ? undefined : this.routes.find(x.method, path);
+      if (match === undefined) return this.handleUnrouted(x, path, preflight, origin);
+    } catch (err) {
+      return this.answered(x, this.errorBody(event, err, requestId, { route: '(unmatched)' }));
+    }
+    x.route = match.data;
+    return this.run(x, match.params);
+  }
+
+  /** Preflights, static files, 404 and 405: the requests no route matched. */
+  private async handleUnrouted(x: Exchange, path: string, preflight: boolean, origin: string | null): Promise<unknown> {
+    const { event, method } = x;
+    let plugin: string | undefined;
+    let body: unknown;
+    try {
+      // Routes first (a path routed under other methods answers 405), then a plugin's static files
+      // (public: a UI must load to show its sign-in).
+      const allow = preflight ? undefined : this.routes.allowed(path);
+      const mount = !preflight && allow === undefined && (method === 'GET' || method === 'HEAD') ? this.statics.find((m) => underMount(m, path)) : undefined;
       const served = mount ? await serveFromMount(event, mount) : undefined;
       if (preflight) {
-        routeLabel = '(preflight)';
-        body = corsPreflight(cors!, origin);
+        x.label = '(preflight)';
+        body = corsPreflight(this.config.cors!, origin!);
       } else if (mount && served !== undefined) {
-        routeLabel = `static:${mount.prefix}`;
+        x.label = `static:${mount.prefix}`;
         plugin = mount.plugin;
         body = served;
-      } else if (lookup.kind === 'not_found') {
+      } else if (allow === undefined) {
         throw new TesseraError('route_not_found', 404, `No route for ${method} ${path} on this listener.`);
-      } else if (lookup.kind === 'method_not_allowed') {
-        throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${lookup.allow.join(', ')}.`, {
-          details: { allow: lookup.allow },
-          headers: { allow: lookup.allow.join(', ') },
-        });
       } else {
-        const { route, params } = lookup.match;
-        routeLabel = route.definition.path;
-        plugin = route.plugin;
-        body = await this.run(event, route, params, requestId);
+        throw new TesseraError('method_not_allowed', 405, `${method} is not allowed on ${path}; use ${allow.join(', ')}.`, {
+          details: { allow },
+          headers: { allow: allow.join(', ') },
+        });
       }
     } catch (err) {
-      body = this.errorBody(event, err, requestId, { route: routeLabel, plugin });
-    } finally {
-      if (!nodeResponse) this.finished();
+      body = this.errorBody(event, err, x.requestId, { route: x.label, plugin });
     }
-    const status = body instanceof Response ? body.status : (event.res.status ?? 200);
-    const ms = performance.now() - started;
-    this.deps.metrics.observeRequest(this.name, method, routeLabel, status, ms / 1000);
-    this.requestLog.write(requestId, method, routeLabel, status, Math.round(ms * 100) / 100);
+    return this.answered(x, body);
+  }
+
+  /** A failure in a matched route's pipeline, as its answer. */
+  private failed(x: Exchange, err: unknown): unknown {
+    return this.answered(x, this.errorBody(x.event, err, x.requestId, { route: x.route!.definition.path, plugin: x.route!.plugin }));
+  }
+
+  /** The request's metrics and log line, once its answer is known; gives the answer back. */
+  private answered(x: Exchange, body: unknown): unknown {
+    if (!x.nodeResponse) this.finished();
+    const { event, method, route } = x;
+    const status = body instanceof Response ? body.status : responseStatus(event);
+    const ms = performance.now() - x.started;
+    const metrics = this.deps.metrics;
+    let label = x.label;
+    if (route) {
+      label = route.definition.path;
+      let series = route.series;
+      if (series === undefined || series.status !== status || series.method !== method) {
+        series = metrics.requestSeries(this.name, method, label, status);
+        route.series = series;
+      }
+      metrics.observeSeries(series, ms / 1000);
+    } else metrics.observeRequest(this.name, method, label, status, ms / 1000);
+    this.requestLog.write(x.requestId, method, label, status, Math.round(ms * 100) / 100);
     return body;
   }
 
@@ -294,10 +337,11 @@ export class HttpListener {
    * the attacker's name) or by a cross-site request (its Origin is another site). Without a
    * credential to check, neither is told apart from a local client any other way.
    */
-  private checkHostAndOrigin(headers: Headers, corsAllowed: boolean): void {
+  private checkHostAndOrigin(headers: Headers, origin: string | null, corsAllowed: boolean): void {
     const allowed = this.config.allowedHosts;
     const host = headers.get('host');
-    if (allowed !== true) {
+    // Clients send the same Host again and again: the last one found allowed is not checked twice.
+    if (allowed !== true && (host === null || host !== this.lastAllowedHost)) {
       const name = host === null ? '' : hostName(host);
       if (!allowed.some((a) => a === name || (a.startsWith('.') && (name.endsWith(a) || name === a.slice(1))))) {
         throw new TesseraError(
@@ -309,9 +353,9 @@ export class HttpListener {
           },
         );
       }
+      if (host !== null) this.lastAllowedHost = host;
     }
     if (!this.config.auth) {
-      const origin = headers.get('origin');
       if (origin !== null && !corsAllowed && !sameOrigin(origin, host)) {
         throw new TesseraError(
           'origin_not_allowed',
@@ -332,10 +376,20 @@ export class HttpListener {
     }
   }
 
-  private async run(event: H3Event, route: MountedRoute, rawParams: Record<string, string>, requestId: string): Promise<unknown> {
+  /** Auth, a throttle slot, the request, the handler: synchronous as far as each step allows. */
+  private run(x: Exchange, rawParams: Record<string, string> | undefined): unknown {
+    const route = x.route!;
     const def = route.definition;
+    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') return this.runAuthenticated(x, rawParams);
+    if (!this.throttle.tryAcquire(route.tier)) return this.runQueued(x, rawParams, undefined);
+    return this.runHeld(x, rawParams, undefined);
+  }
+
+  private async runAuthenticated(x: Exchange, rawParams: Record<string, string> | undefined): Promise<unknown> {
+    const { event, route } = x;
+    const def = route!.definition;
     let principal: Principal | undefined;
-    if ((this.config.auth || def.authenticate === 'always') && def.permission !== 'public') {
+    try {
       const authenticate = this.deps.authenticator();
       if (!authenticate) {
         throw new TesseraError(
@@ -352,58 +406,99 @@ export class HttpListener {
         permission: def.permission,
         listener: this.name,
         ip: getRequestIP(event),
-        requestId,
+        requestId: x.requestId,
       });
+    } catch (err) {
+      return this.failed(x, err);
     }
+    if (!this.throttle.tryAcquire(route!.tier)) return await this.runQueued(x, rawParams, principal);
+    return await this.runHeld(x, rawParams, principal);
+  }
 
-    // A request whose client has gone leaves the queue at once, and one that lost its client while
-    // queued (or while the event loop was busy) does no work at all. The client's AbortSignal is
-    // made only when the request has to queue: on Node, whether the client has gone is read off
-    // the request and response directly, as the signal itself would be set from them.
-    if (!this.throttle.tryAcquire(route.tier)) {
-      const pending = this.throttle.acquire(route.tier, clientSignal(event));
-      if (pending && !(await pending)) throw new ClientClosedError();
-    }
+  /**
+   * A request whose client has gone leaves the queue at once, and one that lost its client while
+   * queued (or while the event loop was busy) does no work at all. On Node, whether the client has
+   * gone is read off the request and response directly, as h3's AbortSignal itself would be set
+   * from them, and no signal is made.
+   */
+  private async runQueued(x: Exchange, rawParams: Record<string, string> | undefined, principal: Principal | undefined): Promise<unknown> {
     try {
-      if (clientGone(event)) throw new ClientClosedError();
-      // Built synchronously unless the runtime has a body to read: no promise or tick for a GET.
-      const built = this.buildRequest(event, route, rawParams, requestId, principal);
-      const request = built instanceof HttpRouteRequest ? built : await built;
-      if (route.tier !== 'light') {
-        // One turn of the event loop before work that may be long: requests whose sockets closed
-        // in the same poll as their bodies arrived are seen as gone, and skipped.
-        await nextTurn();
-        if (clientGone(event)) throw new ClientClosedError();
-      }
-      const returned: unknown = def.handler(request as RouteRequest<any, any>);
-      // A handler that answers synchronously (health, lookups in memory) is not awaited: same answer, one tick less.
-      const result = isThenable(returned) ? await returned : returned;
-      return this.successBody(event, result);
-    } finally {
-      this.throttle.release(route.tier);
+      const pending = this.throttle.acquire(x.route!.tier, clientSignal(x.event));
+      if (pending && !(await pending)) throw new ClientClosedError();
+    } catch (err) {
+      return this.failed(x, err);
     }
+    return await this.runHeld(x, rawParams, principal);
+  }
+
+  /** With the route's throttle slot held, which is released once the answer is known. */
+  private runHeld(x: Exchange, rawParams: Record<string, string> | undefined, principal: Principal | undefined): unknown {
+    const route = x.route!;
+    let body: unknown;
+    try {
+      if (clientGone(x.event)) throw new ClientClosedError();
+      // Built synchronously unless the runtime has a body to read: no promise or tick for a GET.
+      const built = this.buildRequest(x.event, route, rawParams, x.requestId, principal);
+      if (route.tier !== 'light' || !(built instanceof HttpRouteRequest)) return this.runAsync(x, built, undefined);
+      const returned: unknown = route.definition.handler(built as RouteRequest<any, any>);
+      // A handler that answers synchronously (health, lookups in memory) is not awaited: no promise, no tick.
+      if (isThenable(returned)) return this.runAsync(x, built, returned);
+      body = this.successBody(x.event, returned);
+    } catch (err) {
+      this.throttle.release(route.tier);
+      return this.failed(x, err);
+    }
+    this.throttle.release(route.tier);
+    return this.answered(x, body);
+  }
+
+  /** The rest of `runHeld` once something had to be awaited: the body, the next turn, or the handler's answer. */
+  private async runAsync(x: Exchange, built: HttpRouteRequest | Promise<HttpRouteRequest>, returned: PromiseLike<unknown> | undefined): Promise<unknown> {
+    const route = x.route!;
+    let body: unknown;
+    try {
+      if (returned === undefined) {
+        const request = built instanceof HttpRouteRequest ? built : await built;
+        if (route.tier !== 'light') {
+          // One turn of the event loop before work that may be long: requests whose sockets closed
+          // in the same poll as their bodies arrived are seen as gone, and skipped.
+          await nextTurn();
+          if (clientGone(x.event)) throw new ClientClosedError();
+        }
+        const answer: unknown = route.definition.handler(request as RouteRequest<any, any>);
+        body = this.successBody(x.event, isThenable(answer) ? await answer : answer);
+      } else body = this.successBody(x.event, await returned);
+    } catch (err) {
+      this.throttle.release(route.tier);
+      return this.failed(x, err);
+    }
+    this.throttle.release(route.tier);
+    return this.answered(x, body);
   }
 
   private buildRequest(
     event: H3Event,
     route: MountedRoute,
-    rawParams: Record<string, string>,
+    rawParams: Record<string, string> | undefined,
     requestId: string,
     principal: Principal | undefined,
   ): HttpRouteRequest | Promise<HttpRouteRequest> {
     const def = route.definition;
     const headers = event.req.headers;
     const params: Record<string, string> = {};
-    for (const key in rawParams) params[key] = decodeParam(key, rawParams[key]!);
+    if (rawParams) for (const key in rawParams) params[key] = decodeParam(key, rawParams[key]!);
     const query = def.query ? validate(def.query as z.ZodType, Object.fromEntries(event.url.searchParams), 'query string', 'query') : undefined;
 
-    const hasBody = headers.get('content-length') !== null ? headers.get('content-length') !== '0' : headers.has('transfer-encoding');
+    // With a `body` schema the runtime reads the body; text()/stream() then give back that text.
+    const schema = def.body as z.ZodType | undefined;
+    // A route that neither reads a body nor restricts its type leaves the body headers unread.
+    if (!schema && !def.accepts) return this.routeRequest(event, route, params, query, undefined, undefined, requestId, principal);
+    const length = headers.get('content-length');
+    const hasBody = length !== null ? length !== '0' : headers.has('transfer-encoding');
     const type = mediaType(headers);
     if (hasBody && def.accepts && !def.body && !def.accepts.includes(type)) {
       throw new UnsupportedMediaTypeError(type, def.accepts);
     }
-    // With a `body` schema the runtime reads the body; text()/stream() then give back that text.
-    const schema = def.body as z.ZodType | undefined;
     if (!schema) return this.routeRequest(event, route, params, query, undefined, undefined, requestId, principal);
     if (!hasBody) return this.routeRequest(event, route, params, query, validate(schema, undefined, 'request body', 'body'), '', requestId, principal);
     if (!isJsonMediaType(type)) throw new UnsupportedMediaTypeError(type, ['application/json']);
@@ -423,21 +518,21 @@ export class HttpListener {
     requestId: string,
     principal: Principal | undefined,
   ): HttpRouteRequest {
-    return new HttpRouteRequest({
+    return new HttpRouteRequest(
       event,
       params,
       query,
       body,
       rawText,
       requestId,
-      listener: this.name,
-      plugin: route.plugin,
+      this.name,
+      route.plugin,
       principal,
-      log: this.deps.log,
-      limit: route.bodyLimit,
-      shutdownSignal: this.drain.signal,
-      listedOrigins: listedOrigins(this.config.cors),
-    });
+      this.deps.log,
+      route.bodyLimit,
+      this.drain.signal,
+      this.listedOrigins,
+    );
   }
 
   private successBody(event: H3Event, result: unknown): unknown {
@@ -524,7 +619,7 @@ type NodeSide = { req?: IncomingMessage; res?: ServerResponse };
  * the same is read here from the two objects. Elsewhere (`fetch` in tests) the signal is used.
  */
 function clientGone(event: H3Event): boolean {
-  const node = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
+  const node = nodeSide(event);
   const req = node?.req;
   const res = node?.res;
   if (!req || !res) return event.req.signal.aborted;
@@ -543,19 +638,86 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * without an AbortController and EventTarget per queued request; elsewhere, the signal itself.
  */
 function clientSignal(event: H3Event): ClientSignal {
-  const res = (event.req as { runtime?: { node?: NodeSide } }).runtime?.node?.res;
-  if (!res) return event.req.signal;
-  return {
-    get aborted() {
-      return clientGone(event);
-    },
-    addEventListener(_type, listener) {
-      res.once('close', listener);
-    },
-    removeEventListener(_type, listener) {
-      res.off('close', listener);
-    },
-  };
+  const res = nodeSide(event)?.res;
+  return res ? new NodeClient(event, res) : event.req.signal;
+}
+
+class NodeClient implements ClientSignal {
+  private readonly event: H3Event;
+  private readonly res: ServerResponse;
+
+  constructor(event: H3Event, res: ServerResponse) {
+    this.event = event;
+    this.res = res;
+  }
+
+  get aborted(): boolean {
+    return clientGone(this.event);
+  }
+
+  // `on`, not `once` (which wraps each listener in a new function): the queue removes its listener
+  // when the request leaves, and a response closes only once.
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.res.on('close', listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.res.off('close', listener);
+  }
+}
+
+/** h3's per-event response state (status, headers), made by `event.res` on first use. */
+const kEventRes = Symbol.for('h3.internal.event.res');
+
+/** The status h3 will answer with: read without making `event.res` for a request that never set one. */
+function responseStatus(event: H3Event): number {
+  const res = (event as unknown as Record<symbol, { status?: number } | undefined>)[kEventRes];
+  return res?.status ?? 200;
+}
+
+/** The Node request and response under an h3 event, when served by Node. */
+function nodeSide(event: H3Event): NodeSide | undefined {
+  return (event.req as { runtime?: { node?: NodeSide } }).runtime?.node;
+}
+
+/** One request's state through the pipeline: one object, where closures would capture the same. */
+class Exchange {
+  // `declare`: set once each, in the constructor (no separate field initializer).
+  declare readonly event: H3Event;
+  declare readonly nodeResponse: ServerResponse | undefined;
+  declare readonly requestId: string;
+  declare readonly method: string;
+  declare readonly started: number;
+  declare route: MountedRoute | undefined;
+  /** The metrics and log label of a request no route matched. */
+  declare label: string;
+
+  constructor(event: H3Event, nodeResponse: ServerResponse | undefined, requestId: string, method: string, started: number) {
+    this.event = event;
+    this.nodeResponse = nodeResponse;
+    this.requestId = requestId;
+    this.method = method;
+    this.started = started;
+    this.route = undefined;
+    this.label = '(unmatched)';
+  }
+}
+
+/**
+ * h3 with our pipeline as its one handler: no router of its own (our RouteTable routes), so no
+ * path split, params object or catch-all match per request.
+ */
+class ListenerApp extends H3Core {
+  private readonly handle: (event: H3Event) => unknown;
+
+  constructor(config: Omit<H3Config, 'plugins'>, handle: (event: H3Event) => unknown) {
+    super(config);
+    this.handle = handle;
+  }
+
+  override handler(event: H3Event): unknown {
+    return this.handle(event);
+  }
 }
 
 class ClientClosedError extends TesseraError {

@@ -9,7 +9,7 @@ import {
   type HistogramConfiguration,
 } from 'prom-client';
 import { PluginError } from './plugin-loader.js';
-import { RequestMetrics } from './request-metrics.js';
+import { RequestMetrics, type Series } from './request-metrics.js';
 
 /** What a plugin gets as `ctx.metrics`: the one registry, and factories that register into it. */
 export interface PluginMetrics {
@@ -81,5 +81,17 @@ export class RuntimeMetrics implements PluginMetrics {
 
   observeRequest(listener: string, method: string, route: string, status: number, seconds: number): void {
     this.http.observe(listener, method, route, status, seconds);
+  }
+
+  /**
+   * The series of one (listener, method, route, status), for a caller that keeps it (a route keeps
+   * its last one) and records into it with `observeSeries`, without the lookup per request.
+   */
+  requestSeries(listener: string, method: string, route: string, status: number): Series {
+    return this.http.series(listener, method, route, status);
+  }
+
+  observeSeries(series: Series, seconds: number): void {
+    this.http.record(series, seconds);
   }
 }

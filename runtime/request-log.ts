@@ -34,17 +34,26 @@ function plainJson(log: Logger): boolean {
   );
 }
 
-/** JSON string literals of the few distinct values (methods, route patterns), made once each. */
-class Literals {
-  private readonly cache = new Map<string, string>();
-  get(value: string): string {
-    let literal = this.cache.get(value);
-    if (literal === undefined) {
-      literal = JSON.stringify(value);
+/**
+ * The line's middle for each (method, route) pair, `"GET","route":"/health","status":`, made once:
+ * the few distinct pairs of a listener, so a line is fewer concatenations (fewer strings to collect).
+ */
+class MethodRoutes {
+  private readonly byRoute = new Map<string, Map<string, string>>();
+  private size = 0;
+  get(method: string, route: string): string {
+    let byMethod = this.byRoute.get(route);
+    let text = byMethod?.get(method);
+    if (text === undefined) {
+      text = `${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":`;
       // Route labels and methods are a small set; a client cannot grow this past the bound.
-      if (this.cache.size < 1024) this.cache.set(value, literal);
+      if (this.size < 1024) {
+        if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+        byMethod.set(method, text);
+        this.size++;
+      }
     }
-    return literal;
+    return text;
   }
 }
 
@@ -61,17 +70,23 @@ export class RequestLog {
   private readonly log: Logger;
   private readonly listener: string;
   private readonly fast: boolean;
-  private readonly listenerField: string;
-  private readonly literals = new Literals();
+  /** `","listener":"main","method":`: between the id and the method. */
+  private readonly afterId: string;
+  private readonly methodRoutes = new MethodRoutes();
+  /** The logger's bindings and what follows them up to the id, remade if the bindings change. */
+  private chindings: string | undefined;
+  private afterTime = '';
+  private timeMs = -1;
+  private timeText = '';
 
   constructor(log: Logger, listener: string) {
     this.log = log;
     this.listener = listener;
     this.fast = plainJson(log);
-    this.listenerField = `,"listener":${JSON.stringify(listener)}`;
+    this.afterId = `","listener":${JSON.stringify(listener)},"method":`;
   }
 
-  /** `reqId` is a UUID or a client id that passed `[\w.:@/+=-]{1,128}`: nothing in it needs escaping in JSON. */
+  /** `reqId` is one of ours (hex digits and dashes) or a client id that passed `[\w.:@/+=-]{1,128}`: nothing in it needs escaping in JSON. */
   write(reqId: string, method: string, route: string, status: number, ms: number): void {
     const log = this.log;
     if (!this.fast) {
@@ -80,24 +95,49 @@ export class RequestLog {
     }
     if (!log.isLevelEnabled('info')) return;
     const l = log as unknown as Internals;
+    const chindings = l[s.chindingsSym] as string;
+    if (chindings !== this.chindings) {
+      this.chindings = chindings;
+      this.afterTime = chindings + ',"reqId":"';
+    }
+    const timeFn = l[s.timeSym] as () => string;
+    let time: string;
+    if (timeFn === pino.stdTimeFunctions.epochTime) {
+      // pino's default, `,"time":<epoch ms>`: the same text for every line of one millisecond.
+      const now = Date.now();
+      if (now !== this.timeMs) {
+        this.timeMs = now;
+        this.timeText = `,"time":${now}`;
+      }
+      time = this.timeText;
+    } else time = timeFn();
     const line =
       (l[s.lsCacheSym][30] as string) +
-      (l[s.timeSym]() as string) +
-      (l[s.chindingsSym] as string) +
-      ',"reqId":"' +
+      time +
+      this.afterTime +
       reqId +
-      '"' +
-      this.listenerField +
-      ',"method":' +
-      this.literals.get(method) +
-      ',"route":' +
-      this.literals.get(route) +
-      ',"status":' +
+      this.afterId +
+      this.methodRoutes.get(method, route) +
       status +
       ',"ms":' +
-      (Number.isFinite(ms) ? ms : 'null') +
+      (Number.isFinite(ms) ? hundredths(ms) : 'null') +
       ',"msg":"request"' +
       (l[s.endSym] as string);
     (l[s.streamSym] as { write(line: string): unknown }).write(line);
   }
+}
+
+/**
+ * `ms`, which the listener rounds to hundredths, as `String()` writes it (`0.07`, `0.1`, `12`, `1234.5`), from two
+ * integers: formatting a fraction is a double-to-shortest-decimal conversion per request.
+ */
+function hundredths(ms: number): string {
+  const h = Math.round(ms * 100);
+  // Anything else (not in hundredths, negative, huge) as pino would write it.
+  if (h / 100 !== ms || h < 0 || h > Number.MAX_SAFE_INTEGER) return String(ms);
+  const whole = Math.floor(h / 100);
+  const frac = h - whole * 100;
+  if (frac === 0) return `${whole}`;
+  if (frac % 10 === 0) return `${whole}.${frac / 10}`;
+  return frac < 10 ? `${whole}.0${frac}` : `${whole}.${frac}`;
 }

@@ -2,8 +2,11 @@ import type { Registry } from 'prom-client';
 
 type Labels = { listener: string; method: string; route: string; status: string };
 
-interface Series {
+/** One (listener, method, route, status) series; a caller may keep it to skip the lookup next time. */
+export interface Series {
   labels: Labels;
+  method: string;
+  status: number;
   count: number;
   sum: number;
   /** Non-cumulative counts per bucket; the last slot is +Inf. */
@@ -23,12 +26,12 @@ interface MetricValue {
  * prom-client's collector interface, in the same text format its own counter and histogram write.
  */
 export class RequestMetrics {
-  private readonly series = new Map<string, Series>();
+  private readonly seriesByKey = new Map<string, Series>();
   private readonly bounds: readonly number[];
 
   constructor(registry: Registry, bounds: readonly number[]) {
     this.bounds = bounds;
-    const all = (): Series[] => [...this.series.values()];
+    const all = (): Series[] => [...this.seriesByKey.values()];
     registry.registerMetric({
       name: 'tessera_http_requests_total',
       help: 'HTTP requests answered, by listener, method, route pattern and status.',
@@ -58,16 +61,25 @@ export class RequestMetrics {
   }
 
   observe(listener: string, method: string, route: string, status: number, seconds: number): void {
+    this.record(this.series(listener, method, route, status), seconds);
+  }
+
+  series(listener: string, method: string, route: string, status: number): Series {
     const key = `${listener} ${method} ${route} ${status}`;
-    let s = this.series.get(key);
+    let s = this.seriesByKey.get(key);
     if (!s) {
-      s = { labels: { listener, method, route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(this.bounds.length + 1) };
-      this.series.set(key, s);
+      s = { labels: { listener, method, route, status: String(status) }, method, status, count: 0, sum: 0, buckets: new Float64Array(this.bounds.length + 1) };
+      this.seriesByKey.set(key, s);
     }
+    return s;
+  }
+
+  record(s: Series, seconds: number): void {
     s.count++;
     s.sum += seconds;
+    const bounds = this.bounds;
     let i = 0;
-    while (i < this.bounds.length && seconds > this.bounds[i]!) i++;
+    while (i < bounds.length && seconds > bounds[i]!) i++;
     s.buckets[i]!++;
   }
 

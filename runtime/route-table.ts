@@ -63,16 +63,28 @@ export class RouteTable<T> {
     return true;
   }
 
-  lookup(method: string, path: string): LookupResult<T> {
-    const found = findRoute(this.byMethod, method, path) ?? (method === 'HEAD' ? findRoute(this.byMethod, 'GET', path) : undefined);
-    if (found) return { kind: 'found', match: { route: found.data, params: (found.params ?? {}) as Record<string, string> } };
+  /**
+   * The route answering `method` on `path` (a HEAD request falls back to GET), as the router's own
+   * match: no wrapper per request. `params` is absent for a pattern without parameters.
+   */
+  find(method: string, path: string): { data: T; params?: Record<string, string> } | undefined {
+    return findRoute(this.byMethod, method, path) ?? (method === 'HEAD' ? findRoute(this.byMethod, 'GET', path) : undefined);
+  }
+
+  /** The methods `path` answers to (with HEAD where GET is), sorted; undefined if none. */
+  allowed(path: string): string[] | undefined {
     const other = findRoute(this.byPath, '', path);
-    if (other && other.data.size > 0) {
-      const allow = [...other.data];
-      if (allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
-      return { kind: 'method_not_allowed', allow: allow.sort() };
-    }
-    return { kind: 'not_found' };
+    if (!other || other.data.size === 0) return undefined;
+    const allow = [...other.data];
+    if (allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
+    return allow.sort();
+  }
+
+  lookup(method: string, path: string): LookupResult<T> {
+    const found = this.find(method, path);
+    if (found) return { kind: 'found', match: { route: found.data, params: (found.params ?? {}) as Record<string, string> } };
+    const allow = this.allowed(path);
+    return allow ? { kind: 'method_not_allowed', allow } : { kind: 'not_found' };
   }
 
   list(): T[] {

@@ -24,6 +24,14 @@ describe('the request log line', () => {
       ['GET', '/health', 200, 0.42],
       ['POST', '/v1/indexes/:name/"quoted"\\route', 404, 12],
       ['DELETE', '/x', 500, Number.NaN],
+      ['GET', '/health', 200, 0.07],
+      ['GET', '/health', 200, 0.1],
+      ['GET', '/health', 200, 0],
+      ['GET', '/health', 200, 99.99],
+      ['GET', '/health', 200, 1234.5],
+      ['GET', '/health', 200, 0.4234],
+      ['GET', '/health', 200, 1e-7],
+      ['GET', '/health', 200, 3e21],
     ] as const) {
       const a = capture();
       const b = capture();
@@ -34,6 +42,21 @@ describe('the request log line', () => {
       expect(a.lines).toEqual(b.lines);
       expect(JSON.parse(a.lines[0]!)).toMatchObject({ msg: 'request', route, status, plugin: 'search' });
     }
+  });
+
+  it("writes pino's default epoch time, the same as pino would", () => {
+    const lines: string[] = [];
+    const log = pino({ base: { pid: 4242 } }, { write: (line: string) => void lines.push(line) } as never);
+    const before = Date.now();
+    new RequestLog(log, 'main').write('id-1', 'GET', '/health', 200, 0.5);
+    new RequestLog(log, 'main').write('id-2', 'GET', '/health', 200, 0.5);
+    log.info({ reqId: 'id-3', listener: 'main', method: 'GET', route: '/health', status: 200, ms: 0.5 }, 'request');
+    const parsed = lines.map((l) => JSON.parse(l) as { time: number; reqId: string });
+    for (const line of parsed) expect(line.time).toBeGreaterThanOrEqual(before);
+    // Apart from the id and the time, the three lines are the same bytes.
+    const strip = (l: string): string => l.replace(/"time":\d+/, '').replace(/"reqId":"[^"]+"/, '');
+    expect(new Set(lines.map(strip)).size).toBe(1);
+    expect(Object.keys(parsed[0]!)).toEqual(Object.keys(parsed[2]!));
   });
 
   it('goes through pino when the logger would change the line (a mixin), and is silent below its level', () => {

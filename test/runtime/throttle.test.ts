@@ -48,6 +48,30 @@ describe('Throttle queue', () => {
     expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 0 });
   });
 
+  it('refuses each waiter at its own deadline, and never one that was granted its slot', async () => {
+    const throttle = new Throttle(tiers(80));
+    throttle.acquire('light');
+    const first = throttle.acquire('light') as Promise<boolean>;
+    const firstOutcome = first.then(
+      () => 'granted',
+      (err: { code: string }) => err.code,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = throttle.acquire('light') as Promise<boolean>;
+    const secondOutcome = second.then(
+      () => 'granted',
+      (err: { code: string }) => err.code,
+    );
+    // The first waiter's time is up at ~80 ms; the second, queued 50 ms later, is still waiting then.
+    expect(await firstOutcome).toBe('throttled');
+    expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 1 });
+    throttle.release('light');
+    expect(await secondOutcome).toBe('granted');
+    // Past the second waiter's deadline: holding its slot, it is not refused afterwards.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(throttle.stats('light')).toMatchObject({ active: 1, queued: 0 });
+  });
+
   it('wakes the next waiter from a macrotask, never inside the releasing continuation', async () => {
     const throttle = new Throttle(tiers());
     throttle.acquire('light');
