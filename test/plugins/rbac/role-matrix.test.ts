@@ -41,7 +41,7 @@ describe('every built-in role against every permission, driven by the documented
     r = await startRbac({
       manifest: {
         listeners: [{ ...hubListener, plugins: ['rbac', 'probe'] }],
-        plugins: { rbac: {}, products: undefined, search: {}, bulk: {}, workflow: {}, agent: {}, probe },
+        plugins: { rbac: {}, search: {}, bulk: {}, workflow: {}, agent: {}, probe },
       },
     });
     for (const role of matrix.roles) keys.set(role, (await r.userWithKey(`${role}-user`, [role])).secret);
