@@ -21,15 +21,19 @@ function mtime(file) {
   return existsSync(file) ? statSync(file).mtimeMs : 0;
 }
 
-const sources = Math.max(
+// Each output against its own inputs: the kernel build leaves outputs newer than their inputs alone,
+// so its time says nothing about the TypeScript sources (comparing them rebuilt on every start).
+const tsSources = Math.max(
   newest(path.join(root, 'runtime')),
   newest(path.join(root, 'plugins')),
   newest(path.join(root, 'kernels/src')),
-  newest(path.join(root, 'kernels/assembly')),
   mtime(path.join(root, 'package.json')),
 );
-const built = Math.min(mtime(path.join(root, 'dist/runtime/cli.js')), newest(path.join(root, 'kernels/build')) || 0);
-if (built === 0 || built < sources) {
+const kernelSources = Math.max(newest(path.join(root, 'kernels/assembly')), newest(path.join(root, 'kernels/src')), mtime(path.join(root, 'asconfig.json')));
+const tsBuilt = mtime(path.join(root, 'dist/runtime/cli.js'));
+const kernelsBuilt = newest(path.join(root, 'kernels/build'));
+const stale = tsBuilt === 0 || tsBuilt < tsSources || kernelsBuilt === 0 || kernelsBuilt < kernelSources;
+if (stale) {
   process.stderr.write('tessera: building (sources changed since the last build)\n');
   execSync('npm run build', { cwd: root, stdio: 'inherit' });
 }

@@ -2,7 +2,7 @@
 // dist/bench/search/hybrid-sweep.js [model,model]`. Per built-in embedder, an autoEmbed index of
 // title and text (english); nDCG@10 of keyword, semantic and hybrid over a grid of fusion settings.
 import 'reflect-metadata';
-import type { BuiltinModel } from '../../plugins/search/embedders/embedder.js';
+import type { BuiltinModel } from '../../plugins/search/embedders/embedder-setting.js';
 import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
 import { runSearch, searchQuerySchema } from '../../plugins/search/search/search.js';
 import { openBenchEngine } from '../support/engine.js';

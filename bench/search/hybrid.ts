@@ -8,7 +8,8 @@
 import 'reflect-metadata';
 import { englishAnalyzer, standardAnalyzer } from '../../plugins/search/analysis/analyzer.js';
 import { embedCorpusLsa } from '../../plugins/search/embedders/corpus-lsa.js';
-import { embedderFor, embedQueryText, type BuiltinModel } from '../../plugins/search/embedders/embedder.js';
+import { embedderFor, embedQueryText } from '../../plugins/search/embedders/embedder.js';
+import type { BuiltinModel } from '../../plugins/search/embedders/embedder-setting.js';
 import { embedText } from '../../plugins/search/embedders/hashed-embedder.js';
 import { documentFeatures, embedDocument, queryFeatures } from '../../plugins/search/embedders/hashed-ngrams-v2.js';
 import { parseCreateIndex } from '../../plugins/search/index/mappings.js';

@@ -46,7 +46,8 @@ export class CircuitBreaker {
     readonly kind: string,
     private readonly settings: BreakerSettings,
     private readonly onTransition: TransitionListener = () => {},
-    private readonly now: () => number = Date.now,
+    /** Read at each use (not `Date.now` captured once), so whoever sets the process clock sets every circuit's. */
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /** Whether a call may go ahead now; a `true` in the open state's cooldown end makes it the probe. */

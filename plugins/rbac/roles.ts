@@ -34,7 +34,7 @@ export const builtInRoles: ReadonlyArray<{ name: string; description: string; pe
   {
     name: 'developer',
     description: 'Builds workflows: create, edit, delete, test and read; writes search documents; requests remediation.',
-    permissions: [...readAll, 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'search:write', 'agent:remediate'],
+    permissions: [...readAll, 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test', 'search:write', 'jobs:read', 'jobs:write'],
   },
   {
     name: 'operator',

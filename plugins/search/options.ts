@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EMBEDDER_NAME } from './index/mappings.js';
+import { EMBEDDER_NAME } from './embedders/embedder-setting.js';
 import { imageOptionsShape } from './image/image-options.js';
 
 /** A remote embedder the operator defines; indexes name it in `settings.embedder`. */

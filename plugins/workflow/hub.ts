@@ -86,7 +86,7 @@ export function registerHub(
       const list = await storage.listWorkflows(tenant);
       const apis = [];
       for (const w of list) {
-        const st = svc.stats.get(w.id);
+        const st = svc.statsOf(tenant, w.id);
         apis.push({
           ...publicWorkflow(w),
           live: [...svc.live.values()].some((l) => l.tenant === tenant && l.id === w.id),
@@ -464,7 +464,7 @@ export function registerHub(
         return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
       };
       const workflows = list.map((w) => {
-        const st = svc.stats.get(w.id);
+        const st = svc.statsOf(tenant, w.id);
         return {
           id: w.id,
           executions: st?.executions ?? {},

@@ -39,7 +39,8 @@ export class WorkflowService {
   /** Per-workflow inject functions from DSL modules (by workflow name, default tenant). */
   readonly injects = new Map<string, InjectFn>();
   private readonly sinceprune = new Map<string, number>();
-  readonly stats = new Map<string, Stats>();
+  /** Executions by status and recent durations of each workflow since start (`tenant\0id`: ids are per tenant). */
+  private readonly stats = new Map<string, Stats>();
   /** The newest execution of each workflow (`tenant\0id`; null: none), filled from storage on first use. */
   readonly lastRuns = new Map<string, LastRun | null>();
   private readonly executionsTotal;
@@ -164,6 +165,11 @@ export class WorkflowService {
     return this.lastRuns.get(key)!;
   }
 
+  /** A tenant's workflow's executions by status and recent durations since start (none yet: undefined). */
+  statsOf(tenant: string, id: string): Readonly<Stats> | undefined {
+    return this.stats.get(`${tenant}\u0000${id}`);
+  }
+
   defaultInject(request: { headers: Headers }): Record<string, unknown> {
     return { tenant: request.headers.get('x-tenant-id') || this.ctx.config.defaultTenant };
   }
@@ -264,8 +270,9 @@ export class WorkflowService {
     this.child(`d\u0000${w}`, () => this.executionDuration.labels(w)).observe((e.durationMs ?? 0) / 1000);
     for (const s of e.steps) this.child(`s\u0000${w}\u0000${s.kind}`, () => this.stepDuration.labels(w, s.kind)).observe(s.durationMs / 1000);
     this.lastRuns.set(`${e.tenant}\u0000${w}`, { id: e.id, status: e.status, startedAt: e.startedAt, durationMs: e.durationMs ?? null });
-    let st = this.stats.get(e.workflow);
-    if (!st) this.stats.set(e.workflow, (st = { executions: {}, durations: [] }));
+    const key = `${e.tenant}\u0000${w}`;
+    let st = this.stats.get(key);
+    if (!st) this.stats.set(key, (st = { executions: {}, durations: [] }));
     st.executions[e.status] = (st.executions[e.status] ?? 0) + 1;
     st.durations.push(e.durationMs ?? 0);
     if (st.durations.length > 1000) st.durations.splice(0, st.durations.length - 1000);

@@ -188,7 +188,8 @@ export class PersistedEventLog implements EventLog<any> {
         yield event;
       }
       cursor = page.next;
-      if (!page.more) await this.changed(signal);
+      // Entries committed while the consumer handled this page woke nobody: wait only when there are none.
+      if (!page.more && this.committed <= cursor) await this.changed(signal);
     }
   }
 

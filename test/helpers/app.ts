@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { App } from '../../runtime/app.js';
-import { createLogger } from '../../runtime/logger.js';
+import { createTestApp as createKitApp, type TestApp as KitTestApp } from 'tessera-runtime/testing';
 import { resolveManifest, type ResolvedManifest } from '../../runtime/manifest.js';
 
 export const fixturesDir = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -14,45 +12,21 @@ export function tempDir(prefix = 'tessera-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-export interface TestApp {
-  app: App;
-  manifest: ResolvedManifest;
-  dataDir: string;
-  /** Structured log lines written so far. */
-  logs: Array<Record<string, unknown>>;
-  url(listener?: string): string;
-  stop(): Promise<void>;
-}
+/**
+ * The public kit's app (`tessera-runtime/testing`), given a whole manifest the way most of our tests
+ * write one, with its listeners bound (tests here talk HTTP to `url()`) and `stop()` for `close()`.
+ */
+export type TestApp = Omit<KitTestApp, 'close'> & { stop(): Promise<void> };
 
 /** A manifest built in code: plugin modules resolve against `dir` (default test/fixtures). */
 export function testManifest(input: Record<string, unknown>, dataDir: string, dir = fixturesDir): ResolvedManifest {
   return resolveManifest({ name: 'test', ...input }, { file: '(test manifest)', dir, dataDir });
 }
 
-export async function createTestApp(input: Record<string, unknown>, options: { dataDir?: string; start?: boolean; dir?: string } = {}): Promise<TestApp> {
-  const dataDir = options.dataDir ?? tempDir();
-  const manifest = testManifest(input, dataDir, options.dir);
-  const logs: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _encoding, callback) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
-      callback();
-    },
-  });
-  const logger = createLogger({ level: 'info', destination });
-  const app = await App.create(manifest, { logger });
-  if (options.start !== false) await app.start();
-  return {
-    app,
-    manifest,
-    dataDir,
-    logs,
-    url: (listener = manifest.listeners[0]!.name) => app.url(listener),
-    stop: async () => {
-      await app.stop();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+/** `input` is a manifest without `name` and `dataDir`: `listeners` and `plugins` (with `module` paths resolved against `dir`). */
+export async function createTestApp(input: Record<string, unknown>, options: { dataDir?: string; dir?: string } = {}): Promise<TestApp> {
+  const { close, ...t } = await createKitApp({ plugins: [], manifest: input, dir: options.dir ?? fixturesDir, dataDir: options.dataDir, listen: true });
+  return { ...t, stop: close };
 }
 
 export async function json(response: Response): Promise<any> {

@@ -3,7 +3,7 @@ import { CORPUS_LSA_V1, embedCorpusLsa } from './corpus-lsa.js';
 import { embedText, HASHED_EMBEDDER } from './hashed-embedder.js';
 import type { EmbeddingCorpus } from './embedding-corpus.js';
 import { embedDocument, embedQuery, emptyCorpus, HASHED_NGRAMS_V2 } from './hashed-ngrams-v2.js';
-import type { IndexSettings } from '../index/mappings.js';
+import type { BuiltinModel, EmbedderSetting, EmbeddingSettings } from './embedder-setting.js';
 
 /** Turns texts into vectors of the index's dimension. Every implementation passes one conformance suite. */
 export interface Embedder {
@@ -14,10 +14,6 @@ export interface Embedder {
   embedQuery?(text: string): Promise<number[]>;
 }
 
-export const builtinModels = [HASHED_EMBEDDER, HASHED_NGRAMS_V2, CORPUS_LSA_V1] as const;
-export type BuiltinModel = (typeof builtinModels)[number];
-/** What a new index, or a PATCH to `{type: "builtin"}`, gets: the one that learns the corpus (corpus-lsa.ts). */
-export const LATEST_BUILTIN_MODEL: BuiltinModel = CORPUS_LSA_V1;
 /**
  * The built-in embedders whose vectors only restate the words of a text (hashed features): their
  * semantic side is BM25's evidence with hashing noise, so hybrid at its default ratio does not let
@@ -210,14 +206,14 @@ export class EmbedderCatalog {
    * The size of the vectors the embedder `settings.embedder` makes, when it is known without
    * calling it: the built-in ones' 384, or a manifest embedder's `dimensions`.
    */
-  dimensionsOf(settings: Pick<IndexSettings, 'embedder'>): number | undefined {
+  dimensionsOf(settings: { embedder: EmbedderSetting }): number | undefined {
     const e = settings.embedder as unknown;
     if (typeof e === 'string') return this.has(e) ? this.configs[e]!.dimensions : undefined;
     return e && typeof e === 'object' && (e as { type?: unknown }).type === 'builtin' ? BUILTIN_DIMENSIONS : undefined;
   }
 
   /** Throws `embedder_not_allowed` unless `settings.embedder` is the built-in or a name defined here. */
-  check(settings: Pick<IndexSettings, 'embedder' | 'vectorDimensions'>): void {
+  check(settings: Pick<EmbeddingSettings, 'embedder' | 'vectorDimensions'>): void {
     const e = settings.embedder as unknown;
     if (typeof e === 'string') {
       if (!this.has(e)) {
@@ -284,7 +280,7 @@ export class EmbedderCatalog {
  * stored without `model` predates the versions and means `hashed-ngrams-v1`: its vectors were made
  * by v1, so its queries must be too.
  */
-export function embedderFor(settings: IndexSettings, corpus: EmbeddingCorpus | undefined, catalog: EmbedderCatalog): Embedder | undefined {
+export function embedderFor(settings: EmbeddingSettings, corpus: EmbeddingCorpus | undefined, catalog: EmbedderCatalog): Embedder | undefined {
   const dims = settings.vectorDimensions;
   if (!settings.autoEmbed || dims === undefined) return undefined;
   const e = settings.embedder;

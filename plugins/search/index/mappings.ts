@@ -2,10 +2,7 @@ import { z } from 'zod';
 import { fieldTypes, type FieldMapping, type FieldMappingInput, type FieldType, type Mappings } from './field-mapping.js';
 import { ValidationError, type FieldIssue } from 'tessera-runtime/plugin';
 import { analyzerNames, isAnalyzerName } from '../analysis/analyzer.js';
-import { builtinModels, LATEST_BUILTIN_MODEL } from '../embedders/embedder.js';
-
-/** Names of the manifest's remote embedders; `builtin` names the built-in one. */
-export const EMBEDDER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+import { embedderSettingSchema, LATEST_BUILTIN_MODEL, type EmbedderSetting } from '../embedders/embedder-setting.js';
 import { parseMinimumShouldMatch } from '../query/minimum-should-match.js';
 import { InvalidIndexNameError, InvalidMappingError, MappingConflictError } from '../search-errors.js';
 import { isVisualPath, visualMappings, withVisualMappings } from '../image/visual-mappings.js';
@@ -135,34 +132,8 @@ const settingsShape = {
   enableVisualExtraction: z.boolean(),
   enableKnowledgeGraph: z.boolean(),
   autoEmbed: z.boolean(),
-  /**
-   * Which embedder autoEmbed uses: the built-in one, or the name of a remote embedder the operator
-   * defined in the manifest (`plugins.search.options.embedders`). The inline `openai` form is what
-   * indexes stored before names were introduced hold; create and PATCH refuse it (embedder_not_allowed).
-   */
-  embedder: z.union([
-    z.string().regex(EMBEDDER_NAME, 'an embedder name is 1-64 of a-z, 0-9, _ and -, starting with a letter or digit'),
-    z.strictObject({
-      type: z.literal('builtin'),
-      /**
-       * Create and PATCH write the latest (`hashed-ngrams-v2`) when it is left out; a stored setting
-       * without it predates the versions and means `hashed-ngrams-v1`.
-       */
-      model: z.enum(builtinModels).optional(),
-    }),
-    z.strictObject({
-      type: z.literal('openai'),
-      /** Base URL up to the version, e.g. "https://api.openai.com/v1"; `/embeddings` is appended. */
-      baseUrl: z.string().url(),
-      model: z.string().min(1),
-      /** Environment variable holding the API key (the key itself is never stored). */
-      apiKeyEnv: z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-        .optional(),
-      batchSize: z.number().int().min(1).max(2048).default(64),
-    }),
-  ]),
+  /** Which embedder autoEmbed uses (embedders/embedder-setting.ts). */
+  embedder: embedderSettingSchema,
   k1: z.number().min(0).max(3),
   b: z.number().min(0).max(1),
   dynamic: z.boolean(),
@@ -261,7 +232,7 @@ export function parsePatchIndex(raw: unknown): PatchIndexInput {
  * A builtin embedder as written by a client names its model explicitly once stored, so that a
  * later default never changes how an existing index's vectors are queried.
  */
-function withBuiltinModel<T extends { embedder?: IndexSettings['embedder'] }>(settings: T): T {
+function withBuiltinModel<T extends { embedder?: EmbedderSetting }>(settings: T): T {
   const e = settings.embedder;
   if (e === 'builtin') return { ...settings, embedder: { type: 'builtin', model: LATEST_BUILTIN_MODEL } };
   return typeof e === 'object' && e.type === 'builtin' && e.model === undefined ? { ...settings, embedder: { ...e, model: LATEST_BUILTIN_MODEL } } : settings;

@@ -27,7 +27,7 @@ function Matrix({ roles, permissions }) {
           (p) =>
             html`<tr>
               <th scope="row"><code>${p.name}</code></th>
-              <td>${p.plugin ?? p.product ?? ''}</td>
+              <td>${p.plugin}</td>
               ${roles.map((r) =>
                 r.permissions.includes(p.name)
                   ? html`<td class="matrix-yes"><span aria-hidden="true">✓</span><span class="sr-only">${r.name} has ${p.name}</span></td>`

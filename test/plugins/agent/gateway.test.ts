@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProviderServer, type ModelListServer } from './provider-server.js';
 import { eventsOf, startAgent, type AgentApp } from './support.js';
 
@@ -23,6 +23,17 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
     await provider.close();
   });
   const chat = (body: unknown) => t.call('POST', '/api/v1/chat/completions', body);
+  /**
+   * A circuit's cooldown runs on the clock. The circuit tests stop `Date` (timers stay real, the app
+   * runs in this process) so that no step, however slow the machine, moves a circuit on by itself,
+   * and they pass the cooldown by setting the clock.
+   */
+  const stopClock = () => vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  const circuit = async (name: string) =>
+    ((await t.call('GET', '/api/v1/telemetry/circuit-breakers')).body.circuits as Array<{ name: string; state: string }>).find((c) => c.name === name)!;
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it("answers a tier call with the tier's cheapest model, in OpenAI's shape, with its cost from the catalogue's prices", async () => {
     const res = await chat({ model: 'tier:3', messages: [{ role: 'user', content: 'fix the off-by-one' }], cache: false });
@@ -105,6 +116,7 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
   it('opens a circuit after consecutive failures, skips the model while open, probes once after the cooldown and closes on success', async () => {
     const pinned = 'google/gemma-3-4b-it';
     provider.scripts.set(pinned, [{ fail: 500 }, { fail: 500 }]);
+    stopClock();
     await chat(ask(pinned));
     await chat(ask(pinned));
     let circuits = (await t.call('GET', '/api/v1/telemetry/circuit-breakers')).body.circuits;
@@ -119,9 +131,11 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
     expect(skipped.body.model).toBe('meta-llama/llama-3.2-1b-instruct');
     expect(provider.chats.filter((c) => c.model === pinned).length).toBe(before);
 
-    await sleep(350);
-    circuits = (await t.call('GET', '/api/v1/telemetry/circuit-breakers')).body.circuits;
-    expect(circuits.find((c: { name: string }) => c.name === `model:${pinned}`).state).toBe('half_open');
+    // Open until the cooldown's last millisecond, half-open from its end.
+    vi.setSystemTime(Date.parse(model.nextProbeAt) - 1);
+    expect((await circuit(`model:${pinned}`)).state).toBe('open');
+    vi.setSystemTime(Date.parse(model.nextProbeAt));
+    expect((await circuit(`model:${pinned}`)).state).toBe('half_open');
     const probe = await chat(ask(pinned));
     expect(probe.body.model).toBe(pinned);
     circuits = (await t.call('GET', '/api/v1/telemetry/circuit-breakers')).body.circuits;
@@ -145,13 +159,14 @@ describe('agent LLM gateway: routing, failover, circuits, budgets', () => {
   it('reopens a circuit whose probe fails', async () => {
     const pinned = 'mistralai/ministral-8b';
     provider.scripts.set(pinned, [{ fail: 500 }, { fail: 500 }, { fail: 500 }]);
+    stopClock();
     await chat(ask(pinned));
     await chat(ask(pinned));
-    await sleep(350);
+    vi.setSystemTime(Date.now() + 300);
     const probe = await chat(ask(pinned));
     expect(probe.body.tessera.attempts[0]).toMatchObject({ model: pinned, outcome: 'server_error' });
-    const c = (await t.call('GET', '/api/v1/telemetry/circuit-breakers')).body.circuits.find((x: { name: string }) => x.name === `model:${pinned}`);
-    expect(c.state).toBe('open');
+    const c = await circuit(`model:${pinned}`);
+    expect(c).toMatchObject({ state: 'open', openedAt: new Date(Date.now()).toISOString(), nextProbeAt: new Date(Date.now() + 300).toISOString() });
   });
 
   it('cuts a request over the token budget to the budget, visibly in the answer and in telemetry', async () => {

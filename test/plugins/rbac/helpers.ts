@@ -1,8 +1,4 @@
-import { fileURLToPath } from 'node:url';
 import { createTestApp, json, type TestApp } from '../../helpers/app.js';
-
-/** Declares the workflow and agent permissions the tests scope keys to (test/plugins/rbac/fixtures/products). */
-export const productsPlugin = { module: fileURLToPath(new URL('./fixtures/products/index.ts', import.meta.url)) };
 
 export interface Answer {
   status: number;
@@ -50,11 +46,10 @@ export async function startRbac(input: { options?: Record<string, unknown>; mani
   const t = await createTestApp(
     {
       listeners: [hubListener],
-      // An entry set to undefined leaves that plugin out (the role matrix runs without `products`).
+      // The real search and workflow plugins, mounted on no listener: their declared permissions are
+      // the deployment's, which keys and roles are scoped to. An entry set to undefined leaves one out.
       plugins: Object.fromEntries(
-        Object.entries({ rbac: input.options ? { options: input.options } : {}, search: {}, products: productsPlugin, ...plugins }).filter(
-          ([, v]) => v !== undefined,
-        ),
+        Object.entries({ rbac: input.options ? { options: input.options } : {}, search: {}, workflow: {}, ...plugins }).filter(([, v]) => v !== undefined),
       ),
       auth: { provider: 'rbac' },
       ...manifest,

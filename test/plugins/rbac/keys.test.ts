@@ -65,17 +65,7 @@ describe('API keys', () => {
 
   it("defaults scopes to everything both the creator and the key's user hold", async () => {
     const dev = await r.userWithKey('dora', ['developer']);
-    expect(dev.key.scopes).toEqual([
-      'search:read',
-      'search:write',
-      'workflow:read',
-      'workflow:create',
-      'workflow:edit',
-      'workflow:delete',
-      'workflow:test',
-      'agent:read',
-      'agent:remediate',
-    ]);
+    expect(dev.key.scopes).toEqual(['search:read', 'search:write', 'workflow:read', 'workflow:create', 'workflow:edit', 'workflow:delete', 'workflow:test']);
     expect(dev.key.userId).toBe(dev.user.id);
     expect(dev.key.createdBy).toBe(adminUserId);
   });

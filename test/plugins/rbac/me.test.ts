@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../helpers/app.js';
+import { builtinPermissions } from '../../../scripts/generate-docs.js';
 import { call, startRbac, type RbacApp } from './helpers.js';
 
 describe('GET /hub/me', () => {
@@ -24,13 +27,45 @@ describe('GET /hub/me', () => {
 
   it('gives the bootstrap key the superadmin role and every permission', async () => {
     const me = await r.call('GET', '/hub/me');
-    const all = (await r.call('GET', '/hub/rbac/permissions')).body.permissions.map((p: { name: string }) => p.name);
-    expect(all).toHaveLength(19); // runtime 1, rbac 2, search 3, the workflow and agent permissions of the products fixture 13
+    const listed = (await r.call('GET', '/hub/rbac/permissions')).body.permissions as Array<{ name: string; plugin: string; description: string }>;
+    // Exactly what the loaded plugins declare, each by its own plugin (startRbac loads rbac, search and workflow).
+    const loaded = new Set(['runtime', 'rbac', 'search', 'workflow']);
+    const declared = (await builtinPermissions()).filter((p) => loaded.has(p.plugin));
+    expect(listed).toEqual(declared.map((p) => ({ name: p.name, plugin: p.plugin, description: p.description })));
+    const all = listed.map((p) => p.name);
     expect(me.body).toMatchObject({
       tenant: 'default',
       user: { name: 'admin', roles: ['superadmin'] },
       key: { name: 'bootstrap', scopes: all },
       permissions: all,
     });
+  });
+});
+
+describe('GET /hub/rbac/permissions', () => {
+  let r: RbacApp;
+  beforeAll(async () => {
+    r = await startRbac({ manifest: { plugins: { workflow: undefined, rbac: { options: { extraPermissions: ['legacy:read'] } } } } });
+  });
+  afterAll(() => r.stop());
+
+  it('lists every permission of the deployment with the plugin that declared it, in the shape docs/rbac.md documents', async () => {
+    const answer = await r.call('GET', '/hub/rbac/permissions');
+    const loaded = new Set(['runtime', 'rbac', 'search']);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      ok: true,
+      permissions: [
+        ...(await builtinPermissions()).filter((p) => loaded.has(p.plugin)).map((p) => ({ name: p.name, plugin: p.plugin, description: p.description })),
+        { name: 'legacy:read', plugin: 'deployment', description: 'Declared by this deployment (`extraPermissions`).' },
+      ],
+    });
+    const doc = readFileSync(`${repoRoot}docs/rbac.md`, 'utf8');
+    const row = doc.split('\n').find((l) => l.startsWith('| `GET /hub/rbac/permissions` |'))!;
+    const documented = /\{permissions: \[\{([^}]*)\}\]\}/
+      .exec(row)![1]!
+      .split(',')
+      .map((f) => f.trim());
+    for (const entry of answer.body.permissions) expect(Object.keys(entry).sort()).toEqual([...documented].sort());
   });
 });

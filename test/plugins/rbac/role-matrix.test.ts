@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../helpers/app.js';
 import { call, hubListener, startRbac, type RbacApp } from './helpers.js';
 import { builtinPermissions } from '../../../scripts/generate-docs.js';
+import { builtInRoles } from '../../../plugins/rbac/roles.js';
 
 const probe = { module: fileURLToPath(new URL('./fixtures/probe/index.ts', import.meta.url)) };
 
@@ -41,7 +42,7 @@ describe('every built-in role against every permission, driven by the documented
     r = await startRbac({
       manifest: {
         listeners: [{ ...hubListener, plugins: ['rbac', 'probe'] }],
-        plugins: { rbac: {}, products: undefined, search: {}, graph: {}, bulk: {}, workflow: {}, agent: {}, probe },
+        plugins: { rbac: {}, search: {}, graph: {}, bulk: {}, workflow: {}, agent: {}, probe },
       },
     });
     for (const role of matrix.roles) keys.set(role, (await r.userWithKey(`${role}-user`, [role])).secret);
@@ -131,5 +132,15 @@ describe("a third-party plugin's declared permission", () => {
     });
     // The older option still works: its names can be granted, listed as the deployment's own.
     expect(listed.at(-1)).toEqual({ name: 'legacy:read', plugin: 'deployment', description: 'Declared by this deployment (`extraPermissions`).' });
+  });
+});
+
+describe('the built-in roles', () => {
+  it('name only permissions that a built-in plugin or the runtime declares', async () => {
+    const declared = new Set((await builtinPermissions()).map((p) => p.name));
+    const undeclared = builtInRoles.flatMap((role) =>
+      (Array.isArray(role.permissions) ? role.permissions : []).filter((p) => !declared.has(p)).map((p) => `${role.name}: ${p}`),
+    );
+    expect(undeclared).toEqual([]);
   });
 });

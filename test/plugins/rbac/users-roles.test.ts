@@ -68,7 +68,7 @@ describe('users and roles', () => {
     expect(updated.body).toEqual({ ok: true, user: { ...dev.user, roles: ['viewer'], updatedAt: expect.any(String) } });
     // The key keeps its scopes, but only what the user's roles still grant counts.
     const me = await call(base, 'GET', '/hub/me', { key: dev.secret });
-    expect(me.body.permissions).toEqual(['search:read', 'workflow:read', 'agent:read']);
+    expect(me.body.permissions).toEqual(['search:read', 'workflow:read']);
     expect(me.body.key.scopes).toContain('workflow:create');
     await r.call('PUT', '/hub/rbac/users', { body: { id: dev.user.id, roles: ['developer'] } });
     expect((await call(base, 'GET', '/hub/me', { key: dev.secret })).body.permissions).toContain('workflow:create');
