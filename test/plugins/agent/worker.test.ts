@@ -109,6 +109,9 @@ describe('the shared work queue and `tessera worker`', () => {
     await hung.exited;
     const item = queue.pending()[0]!;
     expect(item).toMatchObject({ state: 'claimed', worker: 'worker-dies', attempts: 1, origin: { jobId: 'job_service_1' } });
+    // The next worker starts once the dead worker's lease has run out: a claimer that started earlier
+    // could poll its idle limit away before the expiry on a slow machine and leave without the item.
+    await until(() => (Date.now() > item.leaseUntil! ? true : undefined));
     const next = claimer(script, dir, 'worker-lives', 'run', 400);
     expect(await outcome).toEqual({ by: 'worker-lives', n: 7 });
     await next.exited;
