@@ -1,5 +1,4 @@
 import type { StoreNamespace } from 'tessera-runtime/plugin';
-import type { SettingsOverlay } from './tenant-settings.js';
 
 export const engagementModes = ['minimal', 'balanced', 'thorough'] as const;
 export type EngagementMode = (typeof engagementModes)[number];
@@ -35,13 +34,18 @@ export function engagementLimits(mode: EngagementMode, configuredEscalation: num
   }
 }
 
+/** Where a worker's run finds the budget its job carried (the `SettingsOverlay` of tenant-settings.ts). */
+export interface CarriedBudgets {
+  of(tenant: string): { snapshot: { budget: Partial<TokenBudget> } } | undefined;
+}
+
 /** Each tenant's token budget, applied to every gateway call. */
 export class Budgets {
   private readonly db;
 
   constructor(
     store: StoreNamespace,
-    private readonly overlay?: SettingsOverlay,
+    private readonly overlay?: CarriedBudgets,
   ) {
     this.db = store.db('token-budgets');
   }

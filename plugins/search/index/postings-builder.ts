@@ -1,7 +1,7 @@
 import type { Analyzer } from '../analysis/analyzer.js';
 import { internTerm, termIdCount, termOf, TermPositions } from '../analysis/term-ids.js';
 import { analyzedPart } from '../analysis/text-limits.js';
-import type { TextField } from './segment.js';
+import type { TextField } from './text-field.js';
 
 /** Gap between the values of a multi-valued text field, so a phrase never spans two values. */
 const POSITION_GAP = 100;

@@ -1,6 +1,9 @@
 import type { Analyzer } from '../analysis/analyzer.js';
 import { resetTermIdsIfLarge } from '../analysis/term-ids.js';
 import { PostingsBuilder } from './postings-builder.js';
+import type { TextField } from './text-field.js';
+
+export type { TextField } from './text-field.js';
 
 /**
  * An immutable batch of documents, Lucene-style: per text field a term dictionary with postings
@@ -8,20 +11,6 @@ import { PostingsBuilder } from './postings-builder.js';
  * dictionary; per number/date field min and max columns; per boolean field a column; per field an
  * "exists" bitset. Deletes never touch a segment: they are tombstones kept beside it.
  */
-export interface TextField {
-  /** Sorted terms; term i's postings are [termStarts[i], termStarts[i + 1]). */
-  terms: string[];
-  termStarts: Uint32Array;
-  docs: Uint32Array;
-  tfs: Uint32Array;
-  /** Posting p's positions are positions[posStarts[p] .. posStarts[p + 1]). */
-  posStarts: Uint32Array;
-  positions: Uint32Array;
-  /** Tokens indexed per document (0 where the field is absent): the BM25 length norm. */
-  lengths: Uint32Array;
-  sumLength: number;
-}
-
 export interface KeywordField {
   values: string[];
   valueStarts: Uint32Array;

@@ -13,7 +13,7 @@ import { porter2 } from '../../../plugins/search/analysis/porter2.js';
  * suffix the rules name, after a sample of real words, with and without a leading y, and random
  * strings over the letters the rules test.
  */
-const DATA = fileURLToPath(new URL('../../../../../shared/data/', import.meta.url));
+const DATA = fileURLToPath(new URL('../../../../shared/data/', import.meta.url));
 const COLLECTIONS = ['cranfield', 'nfcorpus_pp', 'cisi'];
 const WORDNET = `${DATA}corpus/wordnet_glosses.jsonl.gz`;
 
