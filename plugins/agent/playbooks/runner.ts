@@ -12,7 +12,8 @@ export interface ProposedEvent {
   repo: string;
   branch: string;
   commit: string;
-  pullRequest: { number: number; url: string };
+  /** null when no forge is configured: the branch was pushed, no pull request opened. */
+  pullRequest: { number: number; url: string } | null;
   diff: string;
   testsPassed: boolean;
   files: string[];
@@ -31,12 +32,12 @@ interface StateEvent {
 export interface MergeDecision {
   jobId: string;
   repo: string;
-  pullRequest: { number: number; url: string };
+  pullRequest: { number: number; url: string } | null;
   merged: boolean;
   sha: string | null;
   verdict: ReviewResult['verdict'] | null;
   reviewModel: string | null;
-  blockers: Array<Blocker | { criterion: 'disabled' | 'review_failed' | 'merge_failed'; message: string }>;
+  blockers: Array<Blocker | { criterion: 'disabled' | 'review_failed' | 'merge_failed' | 'no_pull_request'; message: string }>;
   decidedAt: string;
 }
 
@@ -117,15 +118,35 @@ export class PlaybookRunner {
     const ticketIssue = origin ? (origin.repo === p.repo ? origin.issue : undefined) : issueOf(p.ticket.ticket_id, p.repo);
     const toTicket = (body: string) =>
       ticketIssue === undefined ? Promise.resolve(false) : this.d.comments.post(tenant, p.jobId, { repo: p.repo, number: ticketIssue, kind: 'issue' }, body);
-    const toPull = (body: string) => this.d.comments.post(tenant, p.jobId, { repo: p.repo, number: p.pullRequest.number, kind: 'pull' }, body);
+    const pr = p.pullRequest;
+    if (!pr) {
+      // No forge: the branch is pushed to the remote and a human opens the pull request.
+      const decision: MergeDecision = {
+        jobId: p.jobId,
+        repo: p.repo,
+        pullRequest: null,
+        merged: false,
+        sha: null,
+        verdict: null,
+        reviewModel: null,
+        blockers: [{ criterion: 'no_pull_request', message: `no forge is configured: branch ${p.branch} was pushed and no pull request was opened` }],
+        decidedAt: new Date().toISOString(),
+      };
+      await this.decisions.put([tenant, p.jobId], decision);
+      await this.d.events.append('playbooks.merge_decision', decision, { tenant, subject: p.jobId });
+      if (cfg.autoComment.enabled && cfg.autoComment.pullRequest)
+        await toTicket(`Tessera agent pushed branch ${p.branch} for this ticket (commit ${p.commit}); no forge is configured, so no pull request was opened.`);
+      return;
+    }
+    const toPull = (body: string) => this.d.comments.post(tenant, p.jobId, { repo: p.repo, number: pr.number, kind: 'pull' }, body);
 
     if (cfg.autoComment.enabled && cfg.autoComment.pullRequest) {
-      await toTicket(`Tessera agent opened pull request #${p.pullRequest.number} for this ticket: ${p.pullRequest.url}`);
+      await toTicket(`Tessera agent opened pull request #${pr.number} for this ticket: ${pr.url}`);
     }
     const decision: MergeDecision = {
       jobId: p.jobId,
       repo: p.repo,
-      pullRequest: p.pullRequest,
+      pullRequest: pr,
       merged: false,
       sha: null,
       verdict: null,
@@ -142,7 +163,7 @@ export class PlaybookRunner {
           tenant,
           user: 'playbooks',
           repo: p.repo,
-          pullNumber: p.pullRequest.number,
+          pullNumber: pr.number,
           model: cfg.review.model,
           post: cfg.review.post && this.d.forge !== undefined,
         });
@@ -166,9 +187,9 @@ export class PlaybookRunner {
         const [owner, name] = p.repo.split('/') as [string, string];
         try {
           if (!this.d.forge) throw new Error('no forge is configured');
-          const merged = await this.d.forge.mergePullRequest(owner, name, p.pullRequest.number, {
+          const merged = await this.d.forge.mergePullRequest(owner, name, pr.number, {
             method: cfg.autoMerge.method,
-            title: `${p.ticket.title} (#${p.pullRequest.number})`,
+            title: `${p.ticket.title} (#${pr.number})`,
           });
           decision.merged = merged.merged;
           decision.sha = merged.sha ?? null;
@@ -184,9 +205,9 @@ export class PlaybookRunner {
     await this.d.events.append('playbooks.merge_decision', decision, { tenant, subject: p.jobId });
     if (!cfg.autoComment.enabled || !cfg.autoComment.mergeDecision || decision.blockers[0]?.criterion === 'disabled') return;
     const text = decision.merged
-      ? `Tessera merged pull request #${p.pullRequest.number} automatically (${cfg.autoMerge.method}, ${decision.sha}): tests passed, review verdict "${decision.verdict}", every auto-merge criterion held.`
+      ? `Tessera merged pull request #${pr.number} automatically (${cfg.autoMerge.method}, ${decision.sha}): tests passed, review verdict "${decision.verdict}", every auto-merge criterion held.`
       : [
-          `Tessera did not merge pull request #${p.pullRequest.number} automatically; it waits for a human review:`,
+          `Tessera did not merge pull request #${pr.number} automatically; it waits for a human review:`,
           ...decision.blockers.map((b) => `- ${b.message}`),
         ].join('\n');
     await toPull(text);

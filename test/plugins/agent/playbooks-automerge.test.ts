@@ -218,4 +218,33 @@ describe('auto-merge of proposed pull requests and progress comments', () => {
     expect(yes).toMatchObject({ merged: true, verdict: 'approve', reviewModel: asked, blockers: [] });
     expect(forge.pulls.find((p) => p.number === second.pullRequest.number)).toMatchObject({ merged: true });
   });
+  it('records a proposal without a pull request (no forge: the branch was pushed) as not merged, without a review', async () => {
+    const reviews = forge.reviews.length;
+    const chats = provider.chats.length;
+    const event = {
+      jobId: 'job_no_forge',
+      ticket: { ticket_id: 'T-9', repo_name: 'acme/widget', title: 'Division by zero', description: '' },
+      repo: 'acme/widget',
+      branch: 'agent/patch-5d5d5d5d5d5d',
+      commit: git(fx.work, 'rev-parse', 'HEAD'),
+      pullRequest: null,
+      diff: '',
+      testsPassed: true,
+      files: ['calc/ops.py'],
+      additions: 1,
+      deletions: 0,
+    };
+    await agentRuntime(t).events.append('ticket.proposed', event, { tenant: 'default', subject: 'job_no_forge' });
+    expect(await decisionOf('job_no_forge')).toMatchObject({
+      jobId: 'job_no_forge',
+      pullRequest: null,
+      merged: false,
+      verdict: null,
+      blockers: [
+        { criterion: 'no_pull_request', message: 'no forge is configured: branch agent/patch-5d5d5d5d5d5d was pushed and no pull request was opened' },
+      ],
+    });
+    expect(forge.reviews.length).toBe(reviews);
+    expect(provider.chats.length).toBe(chats);
+  });
 });
