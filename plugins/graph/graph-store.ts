@@ -39,6 +39,16 @@ export interface GraphBatchResult {
 
 const keyOf = (tenant: string, index: string): string => `${tenant}\u0000${index}`;
 
+/** `unknown_entity` naming the first 20 of `unknown` (and the first 1,000 in its details). */
+function unknownEntities(index: string, unknown: Set<string>): Error {
+  const ids = [...unknown].sort();
+  const shown = ids.slice(0, 20).map((i) => `"${i}"`);
+  return errors.unknown_entity(
+    { index, list: ids.length > 20 ? `${shown.join(', ')} and ${ids.length - 20} more` : shown.join(', ') },
+    { details: { index, ids: ids.slice(0, 1000) } },
+  );
+}
+
 export class GraphStore {
   private readonly store: StoreNamespace;
   private readonly entities: Database<GraphEntity, EntityKey>;
@@ -105,14 +115,7 @@ export class GraphStore {
       const graph = this.graph(tenant, index);
       const unknown = new Set<string>();
       for (const t of triples) for (const end of [t.subject, t.object]) if (!graph.entities.has(end)) unknown.add(end);
-      if (unknown.size > 0) {
-        const ids = [...unknown].sort();
-        const shown = ids.slice(0, 20).map((i) => `"${i}"`);
-        throw errors.unknown_entity(
-          { index, list: ids.length > 20 ? `${shown.join(', ')} and ${ids.length - 20} more` : shown.join(', ') },
-          { details: { index, ids: ids.slice(0, 1000) } },
-        );
-      }
+      if (unknown.size > 0) throw unknownEntities(index, unknown);
       const byKey = new Map<string, GraphTriple>();
       for (const t of triples) byKey.set(tripleKey(t), t);
       await this.store.transaction(() => {
@@ -173,14 +176,7 @@ export class GraphStore {
       for (const t of batch.triples ?? []) putTriples.set(tripleKey(t), t);
       const unknown = new Set<string>();
       for (const t of putTriples.values()) for (const end of [t.subject, t.object]) if (!present(end)) unknown.add(end);
-      if (unknown.size > 0) {
-        const ids = [...unknown].sort();
-        const shown = ids.slice(0, 20).map((i) => `"${i}"`);
-        throw errors.unknown_entity(
-          { index, list: ids.length > 20 ? `${shown.join(', ')} and ${ids.length - 20} more` : shown.join(', ') },
-          { details: { index, ids: ids.slice(0, 1000) } },
-        );
-      }
+      if (unknown.size > 0) throw unknownEntities(index, unknown);
       const dropTriples = new Map<string, GraphTriple>();
       for (const id of removeIds) for (const t of graph.adjacent.get(id) ?? []) dropTriples.set(tripleKey(t), t);
       for (const k of batch.removeTriples ?? []) {
