@@ -8,7 +8,7 @@ import {
   type GaugeConfiguration,
   type HistogramConfiguration,
 } from 'prom-client';
-import { PluginError } from './plugin-loader.js';
+import { PluginError } from './plugin-error.js';
 import { RequestMetrics, type Series } from './request-metrics.js';
 
 /** What a plugin gets as `ctx.metrics`: the one registry, and factories that register into it. */

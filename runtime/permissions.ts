@@ -1,15 +1,12 @@
-import type { PermissionDeclaration } from './plugin-types.js';
+import type { PermissionDeclaration, PermissionInfo } from './plugin-types.js';
+
+export type { PermissionInfo } from './plugin-types.js';
 
 /** A permission name as plugins declare and routes require it: `domain:action`. */
 export const permissionNamePattern = /^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*$/;
 
 /** Route permissions that are not names: `public` (no credential) and `authenticated` (any valid one). */
 export const builtinRoutePermissions: ReadonlySet<string> = new Set(['public', 'authenticated']);
-
-/** A declared permission with the plugin that declared it (`runtime` for the runtime's own). */
-export interface PermissionInfo extends PermissionDeclaration {
-  plugin: string;
-}
 
 /** The runtime's own permissions, for the routes it mounts on every listener. */
 export const runtimePermissions: readonly PermissionDeclaration[] = [

@@ -3,22 +3,16 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { TesseraError, type FieldIssue } from './errors.js';
+import type { FieldIssue } from './errors.js';
 import type { ResolvedManifest } from './manifest.js';
 import type { PluginDefinition } from './plugin-types.js';
 import { isErrorTable } from './define-errors.js';
 import { permissionNamePattern } from './permissions.js';
+import { PluginError } from './plugin-error.js';
 import { notePluginSource } from './plugin-frame.js';
 import { issuesOf } from './validation.js';
 
-/** A failure that belongs to one plugin: the code says what, `plugin` says whose. */
-export class PluginError extends TesseraError {
-  constructor(code: string, plugin: string, message: string, options: { cause?: unknown; details?: unknown; status?: number } = {}) {
-    // 500 for start-up failures; a conflict found while serving (a route added at run time) is 409.
-    super(code, options.status ?? 500, `[plugin ${plugin}] ${message}`, { cause: options.cause, details: options.details, plugin });
-    this.name = 'PluginError';
-  }
-}
+export { PluginError } from './plugin-error.js';
 
 export interface LoadedPlugin {
   /** The manifest key, equal to the definition's name. */

@@ -8,7 +8,6 @@ import type { JobsService } from './jobs/job-types.js';
 import type { StaticOptions } from './static-files.js';
 import type { OutboundClient } from './outbound/outbound-client.js';
 import type { PluginMetrics } from './metrics.js';
-import type { PermissionInfo } from './permissions.js';
 import type { ThrottleTier } from './manifest-schema.js';
 import type { StoreNamespace } from './store.js';
 import type { TaskRunner } from './tasks.js';
@@ -202,6 +201,11 @@ export interface PermissionDeclaration {
   name: string;
   /** What it allows, for docs/rbac.md and the auth provider's listings. */
   description: string;
+}
+
+/** A declared permission with the plugin that declared it (`runtime` for the runtime's own). */
+export interface PermissionInfo extends PermissionDeclaration {
+  plugin: string;
 }
 
 /** `ctx.jobs`: every tenant's jobs; `tenant(name)` narrows to one tenant's. */

@@ -6,10 +6,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { importCycles } from '../helpers/import-cycles.js';
 
 const pluginsDir = fileURLToPath(new URL('../../plugins', import.meta.url));
+const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url));
 
 describe('import cycles', () => {
   it('no built-in plugin has one, type-only imports included', () => {
     expect(importCycles(pluginsDir)).toEqual([]);
+  });
+
+  it('the runtime has none, type-only imports included', () => {
+    expect(importCycles(runtimeDir)).toEqual([]);
   });
 
   describe('on a planted tree', () => {
