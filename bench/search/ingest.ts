@@ -7,7 +7,7 @@
 // a fresh store; ratios are against FTS5's median in the same run. Prints JSON lines, then a table.
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,8 @@ import { parseCreateIndex } from '../../plugins/search/index/mappings.js';
 import { SearchEngine } from '../../plugins/search/index/search-engine.js';
 import type { BenchDoc } from './adapter.js';
 import { COLLECTIONS, loadCollection, loadWordnet } from './data.js';
+import { serveSearch } from './serve.js';
 
-const cli = fileURLToPath(new URL('../../../bin/tessera.js', import.meta.url));
 const MAPPINGS = { title: { type: 'text', analyzer: 'english' }, text: { type: 'text', analyzer: 'english' } } as const;
 const HTTP_BATCH = 1000;
 
@@ -91,34 +91,8 @@ interface Server {
 /** A real `tessera serve` (search and bulk plugins, default options) on a fresh data directory. */
 async function serve(): Promise<Server> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tessera-ingest-http-'));
-  const manifest = path.join(dir, 'manifest.json');
-  writeFileSync(
-    manifest,
-    JSON.stringify({
-      name: 'bench',
-      dataDir: './data',
-      listeners: [{ name: 'search', port: 0, plugins: ['search', 'bulk'] }],
-      plugins: { search: {}, bulk: {} },
-      kernels: { threads: 1 },
-    }),
-  );
-  const child = spawn(process.execPath, [cli, 'serve', '--manifest', manifest], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TESSERA_LOG_LEVEL: 'info' },
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const match = /"url":"(http:[^"]+)"/.exec(buffered);
-      if (match) {
-        child.stdout!.removeAllListeners('data');
-        child.stdout!.resume();
-        resolve(match[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`tessera serve exited with ${code}`)));
-  });
+  const server = await serveSearch(dir, ['search', 'bulk']);
+  const url = server.url;
   const created = await fetch(`${url}/v1/indexes`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -128,9 +102,7 @@ async function serve(): Promise<Server> {
   return {
     url,
     async stop() {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

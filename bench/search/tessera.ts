@@ -1,9 +1,7 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createKernelRunner, type KernelRunner } from '../../kernels/src/index.js';
 import { createLogger } from '../../runtime/logger.js';
 import { Store } from '../../runtime/store.js';
@@ -12,9 +10,9 @@ import { SearchEngine } from '../../plugins/search/index/search-engine.js';
 import type { SearchIndex } from '../../plugins/search/index/search-index.js';
 import { search } from '../../plugins/search/search/search.js';
 import type { BenchDoc, HttpSearchClient, SearchAdapter } from './adapter.js';
+import { serveSearch } from './serve.js';
 
 const BATCH = 25_000;
-const cli = fileURLToPath(new URL('../../../bin/tessera.js', import.meta.url));
 
 /**
  * Tessera's search engine as the bench sees it: in-process, the same SearchEngine the `search`
@@ -65,35 +63,8 @@ export class TesseraAdapter implements SearchAdapter {
   async overHttp(): Promise<HttpSearchClient> {
     // The server takes the data directory's lock: the in-process engine, measured already, lets go first.
     await this.release();
-    const manifest = path.join(this.dir, 'manifest.json');
-    writeFileSync(
-      manifest,
-      JSON.stringify({
-        name: 'bench',
-        dataDir: './data',
-        listeners: [{ name: 'search', port: 0, plugins: ['search'] }],
-        plugins: { search: {} },
-        kernels: { threads: 1 },
-      }),
-    );
-    const child = spawn(process.execPath, [cli, 'serve', '--manifest', manifest], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, TESSERA_LOG_LEVEL: 'info' },
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      let buffered = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const match = /"url":"(http:[^"]+)"/.exec(buffered);
-        if (match) {
-          // Request logs keep coming: stop reading them into memory.
-          child.stdout!.removeAllListeners('data');
-          child.stdout!.resume();
-          resolve(match[1]!);
-        }
-      });
-      child.on('exit', (code) => reject(new Error(`tessera serve exited with ${code}`)));
-    });
+    const server = await serveSearch(this.dir, ['search']);
+    const url = server.url;
     return {
       async search(query: string, k: number): Promise<string[]> {
         const res = await fetch(`${url}/v1/indexes/bench/search`, {
@@ -105,9 +76,7 @@ export class TesseraAdapter implements SearchAdapter {
         return body.hits.map((h) => h.id);
       },
       async close(): Promise<void> {
-        const exited = new Promise((resolve) => child.on('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
+        await server.stop();
       },
     };
   }
